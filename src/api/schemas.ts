@@ -1,0 +1,194 @@
+/**
+ * Runtime shapes of the partner API (contract sections 2.1, 2.2, 2.6, 2.7).
+ *
+ * Objects are loose: unknown extra fields are kept, never rejected, because the raw record is
+ * stored as received. Identity and time fields are strict, since the walk and the mirror's keys
+ * depend on them; everything else is type-checked when present.
+ */
+import { z } from "zod";
+
+/** An ISO 8601 timestamp the walk can order by. Normalised elsewhere with `toIsoMillis`. */
+export const isoTime = z
+  .string()
+  .refine((s) => /^\d{4}-\d{2}-\d{2}T/.test(s) && !Number.isNaN(Date.parse(s)), "not an ISO 8601 timestamp");
+
+const str = z.string();
+const optStr = z.string().nullish();
+const optNum = z.number().finite().nullish();
+const optBool = z.boolean().nullish();
+
+const summaryContact = z.looseObject({ name: optStr, phone: optStr, email: optStr });
+const summaryAddress = z.looseObject({ city: optStr, country: optStr, countryCode: optStr });
+const summaryParty = z.looseObject({
+  contact: summaryContact.nullish(),
+  addressDetails: summaryAddress.nullish(),
+});
+
+/** Summary view: an element of `data.bookings` in fetch-recent-bookings (contract 2.6). */
+export const summaryBookingSchema = z.looseObject({
+  _id: str.min(1),
+  searchId: optStr,
+  sourcePlatform: optStr,
+  receiver: summaryParty.nullish(),
+  sender: summaryParty.nullish(),
+  weight: optNum,
+  numberOfPackages: z.number().int().nonnegative().nullish(),
+  totalAmount: z.number().finite(),
+  paid: z.boolean(),
+  bookingState: z.number().int(),
+  orderState: z.number().int(),
+  bookingDate: isoTime.nullish(),
+  createdAt: isoTime,
+});
+export type SummaryBooking = z.infer<typeof summaryBookingSchema>;
+
+const fullAddress = z.looseObject({
+  addressLine1: optStr,
+  apartmentNumber: optStr,
+  city: optStr,
+  state: optStr,
+  country: optStr,
+  stateOrProvinceCode: optStr,
+  countryCode: optStr,
+  postalCode: optStr,
+  landmark: optStr,
+  streetLines: z.array(z.string()).nullish(),
+});
+const fullParty = z.looseObject({
+  contact: z.looseObject({ name: optStr, phone: optStr, email: optStr, owner: optStr }).nullish(),
+  addressDetails: fullAddress.nullish(),
+});
+const item = z.looseObject({
+  quantity: optNum,
+  price: optNum,
+  hsCode: optStr,
+  name: optStr,
+  id: optStr,
+  excludePackingList: optBool,
+  _id: optStr,
+  createdAt: isoTime.nullish(),
+  updatedAt: isoTime.nullish(),
+});
+const pkg = z.looseObject({
+  actualWeight: optNum,
+  packageDimension: z
+    .looseObject({ length: optNum, width: optNum, height: optNum, weight: optNum, price: optNum, _id: optStr })
+    .nullish(),
+  predefinedDimension: optStr,
+  items: z.array(item).nullish(),
+  _id: optStr,
+  createdAt: isoTime.nullish(),
+  updatedAt: isoTime.nullish(),
+  multiple: optNum,
+});
+const charge = z.looseObject({ value: optNum, type: optStr, amount: optNum });
+
+/** Full view: an element of `data` in list-bookings (contract 2.2). */
+export const fullBookingSchema = z.looseObject({
+  _id: str.min(1),
+  searchId: optStr,
+  new: optBool,
+  sourcePlatform: optStr,
+  senderHasNoNigerianAddress: optBool,
+  receiver: fullParty.nullish(),
+  sender: fullParty.nullish(),
+  packageInsurance: optStr,
+  packages: z
+    .looseObject({
+      packages: z.array(pkg).nullish(),
+      itemsValue: optNum,
+      packageType: optStr,
+      createMultiple: optBool,
+      type: optStr,
+    })
+    .nullish(),
+  weight: optNum,
+  collectionMode: z
+    .looseObject({
+      collectionType: optStr,
+      pickupDetails: z
+        .looseObject({
+          pickupDate: isoTime.nullish(),
+          pickupTimeRange: z.looseObject({ from: optStr, to: optStr }).nullish(),
+        })
+        .nullish(),
+    })
+    .nullish(),
+  customerAcceptanceState: z.number().int().nullish(),
+  branchName: optStr,
+  servedBy: optStr,
+  generatedBy: optStr,
+  shipmentRate: optStr,
+  orderState: z.number().int(),
+  bookingState: z.number().int(),
+  partner: optBool,
+  numberOfPackages: z.number().int().nonnegative().nullish(),
+  subTotal: optNum,
+  totalAmount: z.number().finite(),
+  promoCode: optStr,
+  description: optStr,
+  paid: z.boolean(),
+  deliveryType: optStr,
+  deliveryMode: optStr,
+  category: optStr,
+  shipaOrEcommerce: optBool,
+  insuredValue: optNum,
+  serviceType: optStr,
+  carrier: optStr,
+  bookingDate: isoTime.nullish(),
+  createdAt: isoTime,
+  updatedAt: isoTime.nullish(),
+  type: optStr,
+  location: optStr,
+  packageValueClaim: optNum,
+  extraCharges: z
+    .looseObject({ fuelSurcharge: charge.nullish(), onShippingFee: optNum, packagingFee: charge.nullish() })
+    .nullish(),
+  source: z.looseObject({ oid: optStr, name: optStr, branch: optStr, accountNumber: optStr }).nullish(),
+  shipmentId: optStr,
+  bookingVat: optNum,
+  bookingInsurance: z.looseObject({ type: optStr, fee: optNum }).nullish(),
+});
+export type FullBooking = z.infer<typeof fullBookingSchema>;
+
+/** Envelope of fetch-recent-bookings; records are checked one by one so one bad record cannot sink a page. */
+export const feedEnvelopeSchema = z.looseObject({
+  success: z.literal(true),
+  data: z.looseObject({
+    bookings: z.array(z.unknown()),
+    nextCursor: isoTime.nullable(),
+    hasMore: z.boolean(),
+  }),
+});
+
+/** Envelope of list-bookings. */
+export const listEnvelopeSchema = z.looseObject({
+  success: z.literal(true),
+  data: z.array(z.unknown()),
+  pagination: z.looseObject({
+    total: z.number().int().nonnegative(),
+    page: z.number().int().positive(),
+    pageSize: z.number().int().positive(),
+    totalPages: z.number().int().nonnegative(),
+  }),
+});
+
+/** Error envelope (contract section 7); used only to read the server's message. */
+export const errorEnvelopeSchema = z.looseObject({
+  success: z.literal(false),
+  status: z.number().optional(),
+  message: z.string().optional(),
+});
+
+/** Normalises an ISO timestamp to UTC with milliseconds, so text order is time order. */
+export function toIsoMillis(s: string): string {
+  return new Date(s).toISOString();
+}
+
+/** Describes a zod failure in one line: the path and the problem of the first few issues. */
+export function describeIssues(error: z.ZodError, max = 3): string {
+  return error.issues
+    .slice(0, max)
+    .map((i) => `${i.path.length ? i.path.join(".") : "(record)"}: ${i.message}`)
+    .join("; ");
+}

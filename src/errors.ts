@@ -1,0 +1,65 @@
+/**
+ * The three kinds of failure booking-sync distinguishes. Everything that is not a usage/config
+ * problem or an API answer is wrapped with `{ cause }` and a sentence of context.
+ */
+
+/** Bad flags, environment or config file. The CLI exits with code 2. */
+export class ConfigError extends Error {
+  override name = "ConfigError";
+  /** Ends every usage error so the user knows what to do next. */
+  readonly hint: string | undefined;
+  constructor(message: string, options?: { hint?: string; cause?: unknown }) {
+    super(message, { cause: options?.cause });
+    this.hint = options?.hint;
+  }
+}
+
+/** A request to the partner API that failed: an HTTP status, a transport fault, or a bad body. */
+export class ApiError extends Error {
+  override name = "ApiError";
+  /** HTTP status, or undefined when no response arrived (network error, timeout). */
+  readonly status: number | undefined;
+  /** Whether trying again later could succeed (network, timeout, 408, 429, 5xx, bad body). */
+  readonly retryable: boolean;
+  /** Seconds the server asked us to wait (Retry-After), when it said so. */
+  readonly retryAfterMs: number | undefined;
+  constructor(
+    message: string,
+    options: { status?: number; retryable: boolean; retryAfterMs?: number; cause?: unknown },
+  ) {
+    super(message, { cause: options.cause });
+    this.status = options.status;
+    this.retryable = options.retryable;
+    this.retryAfterMs = options.retryAfterMs;
+  }
+}
+
+/** Wraps anything thrown with a sentence of context, keeping the original as `cause`. */
+export function wrapError(context: string, err: unknown): Error {
+  return new Error(`${context}: ${coerceError(err).message}`, { cause: err });
+}
+
+/** The first error of the given class in `err`'s cause chain, if any. */
+export function findCause<T extends Error>(
+  err: unknown,
+  type: abstract new (...args: never[]) => T,
+): T | undefined {
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 10; e = e.cause, depth++) {
+    if (e instanceof type) return e;
+  }
+  return undefined;
+}
+
+/** Turns an unknown throw into an Error, so callers can rely on `.message`. */
+export function coerceError(err: unknown): Error {
+  if (err instanceof Error) return err;
+  return new Error(typeof err === "string" ? err : JSON.stringify(err), { cause: err });
+}
+
+/** True when the failure was an abort we asked for (shutdown), not a fault. */
+export function isAbortError(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 10; e = e.cause, depth++) {
+    if (e.name === "AbortError") return true;
+  }
+  return false;
+}

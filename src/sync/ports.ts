@@ -1,0 +1,178 @@
+/**
+ * The narrow ports the sync core talks through. The core receives these and constructs nothing,
+ * so a test can hand it a fake in a few lines while the real adapters are tested for real.
+ */
+import type { FullBooking, SummaryBooking } from "../api/schemas.js";
+
+export type BookingType = "IN" | "LC";
+
+/** A record of a page after validation: either usable, or to be quarantined with its reason. */
+export type Checked<T> =
+  | {
+      ok: true;
+      id: string;
+      /** `createdAt` normalised to UTC ISO 8601 with milliseconds. */
+      createdAt: string;
+      record: T;
+      /** The record exactly as received, stored as JSON. */
+      raw: unknown;
+    }
+  | {
+      ok: false;
+      /** `_id` if the raw record had a usable one. */
+      id: string | null;
+      /** Normalised `createdAt` if the raw record had a usable one (positions the walk, never the checkpoint). */
+      createdAt: string | null;
+      reason: string;
+      raw: unknown;
+    };
+
+/** One answer of fetch-recent-bookings. */
+export interface FeedPage {
+  records: Checked<SummaryBooking>[];
+  nextCursor: string | null;
+  hasMore: boolean;
+  /** HTTP attempts this page took (1 when no retry was needed). */
+  attempts: number;
+}
+
+/** One answer of list-bookings. */
+export interface ListPage {
+  records: Checked<FullBooking>[];
+  page: number;
+  pageSize: number;
+  total: number;
+  totalPages: number;
+  /** HTTP attempts this page took (1 when no retry was needed). */
+  attempts: number;
+}
+
+export interface FeedQuery {
+  /** Bookings per page, 1 to 100; the client clamps. */
+  limit: number;
+  /** ISO 8601 timestamp; omitted for the newest page. */
+  cursor?: string | undefined;
+  bookingType?: BookingType | undefined;
+}
+
+export interface ListQuery {
+  /** 1-based page number. */
+  page: number;
+  /** Bookings per page, 1 to 100; the client clamps. */
+  pageSize: number;
+  sourcePlatform?: string | undefined;
+}
+
+/** The partner API. Both methods retry transient faults themselves and throw `ApiError` when they give up. */
+export interface PartnerApi {
+  /** GET /partner/booking/fetch-recent-bookings. */
+  fetchRecent(query: FeedQuery, signal?: AbortSignal): Promise<FeedPage>;
+  /** GET /partner/booking/list-bookings. */
+  listBookings(query: ListQuery, signal?: AbortSignal): Promise<ListPage>;
+}
+
+/** Where an unfinished walk stands; committed with each batch of pages so a restart resumes. */
+export interface WalkProgress {
+  /** When the walk started (ISO); the checkpoint never moves past it. */
+  startedAt: string;
+  /** The walk is done once a page reaches below this time (ISO); null walks to the end of the feed. */
+  floor: string | null;
+  /** The cursor of the next request (ISO); null asks for the newest page. */
+  cursor: string | null;
+  /** Newest valid `createdAt` seen by this walk (ISO), the checkpoint it will record. */
+  top: string | null;
+  /** Whether the server's cursor was seen to be inclusive (`<=`); null while unknown. */
+  inclusive: boolean | null;
+  /** Pages read so far by this walk, across resumes. */
+  pages: number;
+}
+
+/** A stream's stored state: one per booking-type scope of the feed. */
+export interface StreamState {
+  stream: string;
+  /** Newest `createdAt` known to be fully mirrored (ISO); null before the first completed walk. */
+  checkpoint: string | null;
+  /** The unfinished walk, if a run stopped part-way. */
+  walk: WalkProgress | null;
+}
+
+/** Everything one transaction stores: a batch of pages and the walk's progress as of its last page. */
+export interface FeedBatch {
+  stream: string;
+  /** Valid summaries; the same `_id` may appear more than once (the last wins). */
+  bookings: Array<Extract<Checked<SummaryBooking>, { ok: true }>>;
+  rejects: Array<Extract<Checked<unknown>, { ok: false }>>;
+  /** Walk progress after this batch, or null when the walk finished with it. */
+  walk: WalkProgress | null;
+  /** The new checkpoint, set only by the batch that finishes a walk. */
+  checkpoint?: string | undefined;
+  /** When the batch was read (ISO): `summary_synced_at`, and `first_seen_at` for new rows. */
+  syncedAt: string;
+}
+
+/** What an upsert did. `unchanged` rows were seen with the same content as stored. */
+export interface UpsertCounts {
+  inserted: number;
+  updated: number;
+  unchanged: number;
+  rejected: number;
+}
+
+export type RunKind = "sync" | "details" | "backfill" | "reconcile";
+export type RunStatus = "running" | "success" | "failed" | "aborted";
+
+/** Counters a run accumulates and records in `sync_runs`. */
+export interface RunCounters extends UpsertCounts {
+  pages: number;
+  requests: number;
+  retries: number;
+}
+
+export interface RunStart {
+  kind: RunKind;
+  stream: string | null;
+  startedAt: string;
+  checkpointBefore: string | null;
+}
+
+export interface RunFinish extends RunCounters {
+  status: Exclude<RunStatus, "running">;
+  finishedAt: string;
+  checkpointAfter: string | null;
+  error: string | null;
+}
+
+/** The store as the feed walk sees it. */
+export interface SyncStore {
+  /** The stream's checkpoint and unfinished walk (both null for a new stream). */
+  readStream(stream: string): StreamState;
+  /** Stores a batch of pages and the walk's progress in one transaction. */
+  commitFeedBatch(batch: FeedBatch): UpsertCounts;
+  /** Records the start of a run; returns its id. */
+  startRun(run: RunStart): number;
+  /** Records how a run ended. */
+  finishRun(id: number, result: RunFinish): void;
+}
+
+/** Time, as a parameter so tests set it instead of sleeping. */
+export interface Clock {
+  now(): Date;
+}
+
+/** The logger methods the core uses; a pino logger satisfies it. */
+export interface Logger {
+  debug(obj: object, msg?: string): void;
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+/** The world the core runs in. */
+export interface SyncDeps {
+  api: PartnerApi;
+  store: SyncStore;
+  clock: Clock;
+  logger: Logger;
+  /** Aborts in-flight requests; the walk stops after committing what it has. */
+  signal: AbortSignal;
+}
