@@ -77,7 +77,10 @@ export interface WalkProgress {
   startedAt: string;
   /** The walk is done once a page reaches below this time (ISO); null walks to the end of the feed. */
   floor: string | null;
-  /** The cursor of the next request (ISO); null asks for the newest page. */
+  /**
+   * The walk continues with bookings created at or before this time (ISO); null starts from the
+   * newest. Not the server's cursor: the request's cursor is derived from it (see walk.ts).
+   */
   cursor: string | null;
   /** Newest valid `createdAt` seen by this walk (ISO), the checkpoint it will record. */
   top: string | null;
@@ -99,6 +102,8 @@ export interface StreamState {
 /** Everything one transaction stores: a batch of pages and the walk's progress as of its last page. */
 export interface FeedBatch {
   stream: string;
+  /** The stream's booking type filter; when set, stored as each booking's `booking_type`. */
+  bookingType?: BookingType | undefined;
   /** Valid summaries; the same `_id` may appear more than once (the last wins). */
   bookings: Array<Extract<Checked<SummaryBooking>, { ok: true }>>;
   rejects: Array<Extract<Checked<unknown>, { ok: false }>>;

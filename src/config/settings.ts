@@ -1,0 +1,80 @@
+/**
+ * Every setting booking-sync reads, in one table: its environment variable, its flag, its default
+ * and what it accepts. `loadConfig` validates from it and `--help` prints it, so they never disagree.
+ */
+import cron from "node-cron";
+import { z } from "zod";
+
+const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "silent"] as const;
+
+const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+const bool = z
+  .union([z.boolean(), z.enum(["true", "false", "1", "0", "yes", "no"])])
+  .transform((v) => v === true || v === "true" || v === "1" || v === "yes");
+const httpUrl = z
+  .string()
+  .url()
+  .refine((s) => /^https?:\/\//.test(s))
+  .transform((s) => s.replace(/\/+$/, ""));
+const cronExpr = z.string().refine((s) => cron.validate(s));
+
+export interface Setting {
+  /** Key in the Config object. */
+  key: string;
+  /** Environment variable; null for flag-only settings. */
+  env: string | null;
+  /** Commander option key (camelCase) that overrides the environment, if any. */
+  flag: string | null;
+  /** Parses and validates the raw string (or flag value). */
+  schema: z.ZodType;
+  /** Used when neither flag nor environment sets it. */
+  default: unknown;
+  /** What is accepted, as the last words of an error and in `--help`. */
+  accepts: string;
+  /** One line for `--help`. */
+  help: string;
+  /** Its value never appears in output or errors. */
+  secret?: boolean;
+}
+
+export const SETTINGS: readonly Setting[] = [
+  { key: "apiBaseUrl", env: "BOOKING_API_BASE_URL", flag: "baseUrl", schema: httpUrl, default: undefined,
+    accepts: "an http(s) URL including /api/v2, e.g. https://host/api/v2", help: "partner API base URL (required for API commands)" },
+  { key: "apiToken", env: "BOOKING_API_TOKEN", flag: null, schema: z.string().trim().min(1), default: undefined,
+    accepts: "a non-empty bearer token", help: "partner API bearer token", secret: true },
+  { key: "apiTokenFile", env: "BOOKING_API_TOKEN_FILE", flag: null, schema: z.string().min(1), default: undefined,
+    accepts: "a path to a file holding the token", help: "read the token from this file (container secrets)" },
+  { key: "dbPath", env: "BOOKING_DB_PATH", flag: "db", schema: z.string().min(1), default: "./data/bookings.db",
+    accepts: "a file path", help: "SQLite database file" },
+  { key: "bookingType", env: "SYNC_BOOKING_TYPE", flag: "bookingType",
+    schema: z.enum(["IN", "LC", "ALL", ""]).transform((v) => (v === "IN" || v === "LC" ? v : undefined)),
+    default: undefined, accepts: "IN, LC, or empty/ALL for all bookings", help: "only sync this booking type" },
+  { key: "pageSize", env: "SYNC_PAGE_SIZE", flag: "pageSize", schema: int(1, 100), default: 100,
+    accepts: "a whole number from 1 to 100", help: "bookings per request" },
+  { key: "lookbackSeconds", env: "SYNC_LOOKBACK_SECONDS", flag: "lookbackSeconds", schema: int(0, 30 * 86400),
+    default: 600, accepts: "whole seconds from 0 to 2592000", help: "re-read this margin below the checkpoint for late arrivals" },
+  { key: "timeoutMs", env: "SYNC_TIMEOUT_MS", flag: "timeoutMs", schema: int(100, 600_000), default: 30_000,
+    accepts: "milliseconds from 100 to 600000", help: "timeout of one HTTP attempt" },
+  { key: "maxRetries", env: "SYNC_MAX_RETRIES", flag: "maxRetries", schema: int(0, 20), default: 5,
+    accepts: "a whole number from 0 to 20", help: "retries of a failed request before the run fails" },
+  { key: "details", env: "SYNC_DETAILS", flag: "details", schema: bool, default: false,
+    accepts: "true or false", help: "after a sync, fill in full details through list-bookings" },
+  { key: "detailsMaxPages", env: "SYNC_DETAILS_MAX_PAGES", flag: "detailsMaxPages", schema: int(1, 100_000),
+    default: 50, accepts: "a whole number from 1 to 100000", help: "list-bookings pages one details pass may read" },
+  { key: "concurrency", env: "BACKFILL_CONCURRENCY", flag: "concurrency", schema: int(1, 32), default: 4,
+    accepts: "a whole number from 1 to 32", help: "pages a backfill fetches at once" },
+  { key: "logLevel", env: "LOG_LEVEL", flag: "logLevel", schema: z.enum(LOG_LEVELS), default: "info",
+    accepts: LOG_LEVELS.join(", "), help: "log level" },
+  { key: "schedule", env: "SYNC_SCHEDULE", flag: "schedule", schema: cronExpr, default: "* * * * *",
+    accepts: "a cron expression, e.g. '*/5 * * * *'", help: "when `run` syncs (cron)" },
+  { key: "reconcileSchedule", env: "RECONCILE_SCHEDULE", flag: "reconcileSchedule", schema: cronExpr,
+    default: undefined, accepts: "a cron expression, e.g. '0 3 * * *'", help: "when `run` reconciles (cron; off when unset)" },
+  { key: "httpPort", env: "HTTP_PORT", flag: "httpPort", schema: int(0, 65535), default: 8080,
+    accepts: "a port from 0 to 65535 (0 disables)", help: "port of /healthz, /readyz, /metrics, POST /sync" },
+  { key: "httpHost", env: "HTTP_HOST", flag: "httpHost", schema: z.string().min(1), default: "127.0.0.1",
+    accepts: "a host or IP address to bind", help: "address the HTTP endpoint binds" },
+  { key: "readyMaxAgeSeconds", env: "READY_MAX_AGE_SECONDS", flag: null, schema: int(1, 30 * 86400),
+    default: undefined, accepts: "whole seconds", help: "/readyz fails when the last success is older (default 3 schedule periods)" },
+  { key: "triggerToken", env: "TRIGGER_TOKEN", flag: null, schema: z.string().min(1), default: undefined,
+    accepts: "a non-empty shared secret", help: "bearer token POST /sync requires (open when unset)", secret: true },
+];

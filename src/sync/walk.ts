@@ -1,0 +1,172 @@
+/**
+ * The feed walk: from the newest booking backward until the walk reaches below the stream's
+ * checkpoint minus the lookback, then the checkpoint moves to the newest `createdAt` seen, capped
+ * at the walk's start time (a server clock ahead of ours must not push it into the future).
+ *
+ * Rows and the walk's progress commit together, several pages per transaction, so progress is never
+ * ahead of data and a killed run resumes where its last commit left it. The next page's request is
+ * in flight while the current page is written.
+ */
+import type { FeedPage, RunCounters, SyncDeps, WalkProgress } from "./ports.js";
+import type { BookingType } from "./ports.js";
+import { PageBuffer } from "./page-buffer.js";
+import { cursorFor, maxOf, nextStep, shift } from "./window.js";
+
+export interface WalkOptions {
+  /** Stream name in `sync_state`, e.g. `feed` or `feed:IN`. */
+  stream: string;
+  bookingType?: BookingType | undefined;
+  /** Bookings per request, 1–100. */
+  pageSize: number;
+  /** Margin re-read below the checkpoint, ms. */
+  lookbackMs: number;
+  /** Pages per transaction at most; default 20. */
+  batchPages?: number;
+  /** Longest a read page waits for its commit, ms; default 1000. */
+  batchMs?: number;
+  /** Called after each page is read (for progress bars and tests). */
+  onPage?: (event: { stream: string; pages: number; records: number; upTo: string | null }) => void;
+}
+
+/** Counters of a whole sync, plus the tie runs the feed could not page through. */
+export interface WalkTotals extends RunCounters {
+  /** createdAt values where a full page held only that timestamp (logged at warn). */
+  tieOverflows: string[];
+}
+
+export function emptyTotals(): WalkTotals {
+  return { pages: 0, requests: 0, retries: 0, inserted: 0, updated: 0, unchanged: 0, rejected: 0, tieOverflows: [] };
+}
+
+/** The stream's name for a booking-type scope. */
+export function streamName(bookingType: BookingType | undefined): string {
+  return bookingType ? `feed:${bookingType}` : "feed";
+}
+
+/**
+ * Brings one stream up to date: finishes an unfinished walk first, then walks from the newest
+ * booking down to the (possibly just advanced) checkpoint. Throws when a page cannot be read;
+ * what was read before is committed.
+ */
+export async function syncStream(deps: SyncDeps, options: WalkOptions, totals: WalkTotals): Promise<void> {
+  const state = deps.store.readStream(options.stream);
+  if (state.walk) {
+    deps.logger.info(
+      { stream: options.stream, upTo: state.walk.cursor, pages: state.walk.pages },
+      "resuming the unfinished walk",
+    );
+    await walk(deps, options, state.walk, totals);
+  }
+  const { checkpoint } = deps.store.readStream(options.stream);
+  const fresh: WalkProgress = {
+    startedAt: deps.clock.now().toISOString(),
+    floor: checkpoint ? shift(checkpoint, -options.lookbackMs) : null,
+    cursor: null,
+    top: null,
+    inclusive: state.walk?.inclusive ?? null,
+    pages: 0,
+  };
+  await walk(deps, options, fresh, totals);
+}
+
+interface Request {
+  upTo: string | null;
+  cursor: string | undefined;
+  page: Promise<FeedPage>;
+}
+
+async function walk(deps: SyncDeps, options: WalkOptions, start: WalkProgress, totals: WalkTotals) {
+  const { api, logger, signal } = deps;
+  const progress: WalkProgress = { ...start };
+  const buffer = new PageBuffer(deps, options, totals);
+  const request = (upTo: string | null, inclusive: boolean | null): Request => {
+    const cursor = cursorFor(upTo, inclusive);
+    const page = api.fetchRecent({ limit: options.pageSize, cursor, bookingType: options.bookingType }, signal);
+    page.catch(() => {}); // awaited below; this only keeps a prefetch that fails early from being "unhandled"
+    return { upTo, cursor, page };
+  };
+  let current = request(progress.cursor, progress.inclusive);
+  try {
+    for (;;) {
+      const page = await current.page;
+      totals.pages++;
+      totals.requests += page.attempts;
+      totals.retries += page.attempts - 1;
+      const done = advance(progress, current, page, options, totals, logger);
+      if (!done) current = request(progress.cursor, progress.inclusive);
+      buffer.add(page, done ? null : { ...progress }, done ? checkpointOf(progress) : undefined);
+      options.onPage?.({ stream: options.stream, pages: progress.pages, records: page.records.length, upTo: progress.cursor });
+      if (done) break;
+      buffer.commitIfDue();
+    }
+  } catch (err) {
+    // Whatever was read is kept; its progress is that of its last page, so a rerun resumes there.
+    try {
+      buffer.commit();
+    } catch (commitErr) {
+      logger.error({ stream: options.stream, err: commitErr }, "could not save the pages read before the failure");
+    }
+    throw err;
+  }
+  buffer.commit();
+}
+
+/** Applies a page to the walk's progress; returns true when the walk is complete. */
+function advance(
+  progress: WalkProgress,
+  request: Request,
+  page: FeedPage,
+  options: WalkOptions,
+  totals: WalkTotals,
+  logger: SyncDeps["logger"],
+): boolean {
+  progress.pages++;
+  const valid: string[] = [];
+  const times: string[] = [];
+  for (const r of page.records) {
+    if (r.createdAt !== null) times.push(r.createdAt);
+    if (r.ok) valid.push(r.createdAt);
+  }
+  progress.top = maxOf(progress.top === null ? valid : [...valid, progress.top]);
+  const step = nextStep({
+    sentCursor: request.cursor,
+    upTo: request.upTo,
+    limit: options.pageSize,
+    times,
+    count: page.records.length,
+    hasMore: page.hasMore,
+    nextCursor: page.nextCursor,
+    floor: progress.floor,
+  });
+  const where = { stream: options.stream, cursor: request.cursor ?? null, records: page.records.length };
+  switch (step.kind) {
+    case "done":
+      if (step.warn) logger.warn(where, step.warn);
+      logger.debug({ ...where, reason: step.reason }, "walk complete");
+      return true;
+    case "next":
+      progress.cursor = step.upTo;
+      if (step.inclusive) progress.inclusive = true;
+      return false;
+    case "retry-inclusive":
+      logger.debug(where, "the feed's cursor is inclusive; asking again for the same position");
+      progress.inclusive = true;
+      return false;
+    case "tie-overflow":
+      totals.tieOverflows.push(step.at);
+      logger.warn(
+        { ...where, createdAt: step.at },
+        "a full page of bookings shares one createdAt; the feed cannot page within it, so bookings beyond this page at that time may be missing until a reconcile",
+      );
+      progress.cursor = step.upTo;
+      return false;
+    case "stuck":
+      throw new Error(`walk ${options.stream}: ${step.message}; stopping to avoid an endless loop`);
+  }
+}
+
+/** The checkpoint a finished walk records: the newest createdAt seen, never past the walk's start. */
+function checkpointOf(progress: WalkProgress): string | undefined {
+  if (progress.top === null) return undefined;
+  return progress.top < progress.startedAt ? progress.top : progress.startedAt;
+}
