@@ -21,16 +21,25 @@ export class ApiError extends Error {
   readonly status: number | undefined;
   /** Whether trying again later could succeed (network, timeout, 408, 429, 5xx, bad body). */
   readonly retryable: boolean;
-  /** Seconds the server asked us to wait (Retry-After), when it said so. */
+  /** How long the server asked us to wait (Retry-After), in ms, before our cap; when it said so. */
   readonly retryAfterMs: number | undefined;
+  /** HTTP attempts made before giving up, when the error comes from a retrying client. */
+  readonly attempts: number | undefined;
   constructor(
     message: string,
-    options: { status?: number; retryable: boolean; retryAfterMs?: number; cause?: unknown },
+    options: {
+      status?: number;
+      retryable: boolean;
+      retryAfterMs?: number;
+      attempts?: number;
+      cause?: unknown;
+    },
   ) {
     super(message, { cause: options.cause });
     this.status = options.status;
     this.retryable = options.retryable;
     this.retryAfterMs = options.retryAfterMs;
+    this.attempts = options.attempts;
   }
 }
 

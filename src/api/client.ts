@@ -1,0 +1,260 @@
+/**
+ * The partner API adapter (the `PartnerApi` port): got for HTTP with its own retry disabled,
+ * `withRetry` for the policy, zod for the envelope and then for each record on its own, so one
+ * malformed booking never sinks a page. Every error message names the endpoint and the status and
+ * is scrubbed of the token; bodies are never quoted in full.
+ */
+import { readFileSync } from "node:fs";
+import got, { type Got, RequestError, type Response } from "got";
+import { ApiError, ConfigError } from "../errors.js";
+import type { FeedPage, FeedQuery, ListPage, ListQuery, Logger, PartnerApi } from "../sync/ports.js";
+import { type Endpoint, parseFeed, parseList, readJson, statusLabel, type Verdict } from "./response.js";
+import { type FailedAttempt, parseRetryAfter, type RetryPolicy, withRetry } from "./retry.js";
+
+export type { Endpoint } from "./response.js";
+
+/** One HTTP attempt, as seen by metrics. */
+export interface RequestEvent {
+  endpoint: Endpoint;
+  /** "ok": a valid page; "retry": a transient failure another attempt follows; "error": the call gives up. */
+  outcome: "ok" | "retry" | "error";
+  /** HTTP status, or undefined when no response arrived (network error, timeout, abort). */
+  status: number | undefined;
+  /** Wall time of the attempt, in ms. */
+  durationMs: number;
+  /** 1-based attempt number within the call. */
+  attempt: number;
+}
+
+export interface ApiClientOptions {
+  /** Base URL including /api/v2, e.g. https://host/api/v2 (a trailing slash is fine). */
+  baseUrl: string;
+  /** Bearer token; never logged, never in an error message. */
+  token: string;
+  /** Per-attempt timeout in ms (default 30_000). */
+  timeoutMs?: number | undefined;
+  /** Retries after the first attempt (default 5). */
+  maxRetries?: number | undefined;
+  /** Ceiling of the first backoff in ms (default 500), doubled each retry, with full jitter. */
+  minBackoffMs?: number | undefined;
+  /** Largest backoff ceiling in ms (default 30_000). */
+  maxBackoffMs?: number | undefined;
+  /** Longest Retry-After we honour, in ms (default 120_000); longer asks are capped. */
+  maxRetryAfterMs?: number | undefined;
+  /** Uniform random source in [0, 1) for the jitter (default Math.random); inject for tests. */
+  random?: (() => number) | undefined;
+  /** Called after every HTTP attempt, for metrics. */
+  onRequest?: ((event: RequestEvent) => void) | undefined;
+  /** Gets one debug line per retry: endpoint, attempt, status or cause, wait ms. Never the token. */
+  logger?: Logger | undefined;
+  /** User-Agent header (default `booking-sync/<package version>`). */
+  userAgent?: string | undefined;
+}
+
+const PACKAGE_VERSION = readPackageVersion();
+// Errors that no retry can fix: a bad URL or option is a bug or a config mistake, not a fault.
+const PERMANENT_CODES = new Set([
+  "ERR_INVALID_URL",
+  "ERR_INVALID_ARG_TYPE",
+  "ERR_INVALID_ARG_VALUE",
+  "ERR_INVALID_CHAR",
+]);
+
+function readPackageVersion(): string {
+  try {
+    // src/api/ and dist/api/ both sit two levels below the package root.
+    const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
+      version?: unknown;
+    };
+    return typeof pkg.version === "string" ? pkg.version : "0.0.0";
+  } catch {
+    return "0.0.0";
+  }
+}
+
+/** Clamps to an integer in [min, max]; a non-number becomes `fallback`. */
+function clampInt(value: number, min: number, max: number, fallback: number): number {
+  if (!Number.isFinite(value)) return fallback;
+  return Math.min(max, Math.max(min, Math.trunc(value)));
+}
+
+/** Query parameters with undefined ones left out, so the server applies its own defaults. */
+function params(entries: Record<string, string | number | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(entries)) if (value !== undefined) out[key] = String(value);
+  return out;
+}
+
+/** An abort we were asked for: `isAbortError()` is true and nothing retries it. */
+function abortError(endpoint: Endpoint, reason: unknown): Error {
+  const err = new Error(`${endpoint}: request aborted`, { cause: reason });
+  err.name = "AbortError";
+  return err;
+}
+
+/** What the per-request helpers share: built once by `createApiClient`. */
+interface Ctx {
+  /** Base URL without a trailing slash. */
+  base: string;
+  http: Got;
+  /** Removes the token from any text that leaves this module. */
+  scrub: (text: string) => string;
+  policy: RetryPolicy;
+  options: ApiClientOptions;
+}
+
+/** One HTTP attempt: the response, or a transport failure thrown as an ApiError (or an abort). */
+async function send(
+  ctx: Ctx,
+  endpoint: Endpoint,
+  searchParams: Record<string, string>,
+  signal?: AbortSignal,
+) {
+  try {
+    return await ctx.http.get(`${ctx.base}/partner/booking/${endpoint}`, {
+      searchParams,
+      responseType: "text",
+      ...(signal ? { signal } : {}),
+    });
+  } catch (err) {
+    if (signal?.aborted) throw abortError(endpoint, signal.reason);
+    if (!(err instanceof RequestError)) throw err;
+    // Keep only message and code: got's error holds the request options, headers included.
+    const cause = Object.assign(new Error(ctx.scrub(err.message)), { code: err.code });
+    throw new ApiError(ctx.scrub(`${endpoint}: ${err.message} (${err.code})`), {
+      retryable: !PERMANENT_CODES.has(err.code),
+      cause,
+    });
+  }
+}
+
+/** Turns an HTTP answer into parsed JSON, or throws the ApiError it amounts to. */
+function answer(ctx: Ctx, endpoint: Endpoint, res: Response<string>): unknown {
+  const status = res.statusCode;
+  const parsed = readJson(res.body, res.headers["content-type"]);
+  if (status >= 200 && status < 300) {
+    if (parsed.ok) return parsed.value;
+    // A 200 that is not JSON comes from a proxy or a cut connection: worth another try.
+    throw new ApiError(ctx.scrub(`${endpoint}: ${parsed.problem} (${statusLabel(status)})`), {
+      status,
+      retryable: true,
+    });
+  }
+  const serverMessage = parsed.ok ? parsed.serverMessage : undefined;
+  let text = `HTTP ${statusLabel(status)}`;
+  if (status === 401) text += `: ${serverMessage ?? "Invalid or expired token"}`;
+  else if (serverMessage) text += `: ${serverMessage}`;
+  else if (!parsed.ok && parsed.kind === "foreign") text = `${parsed.problem} (${statusLabel(status)} page)`;
+  throw new ApiError(ctx.scrub(`${endpoint}: ${text}`), {
+    status,
+    retryable: status === 408 || status === 429 || status >= 500,
+    retryAfterMs: parseRetryAfter(res.headers["retry-after"], Date.now()),
+  });
+}
+
+/** Tells metrics about a failed attempt and logs the retry, if one follows. */
+function report(ctx: Ctx, endpoint: Endpoint, f: FailedAttempt, durationMs: number) {
+  const status = f.error instanceof ApiError ? f.error.status : undefined;
+  ctx.options.onRequest?.({
+    endpoint,
+    outcome: f.willRetry ? "retry" : "error",
+    status,
+    durationMs,
+    attempt: f.attempt,
+  });
+  if (!f.willRetry) return;
+  const cause = f.error instanceof Error ? f.error.message : String(f.error);
+  ctx.options.logger?.debug(
+    { endpoint, attempt: f.attempt, status, cause: ctx.scrub(cause), waitMs: f.waitMs },
+    "partner API request failed; retrying",
+  );
+}
+
+/** GETs `endpoint` with retries; `parse` judges the JSON, and a bad verdict is retried. */
+async function call<T>(
+  ctx: Ctx,
+  endpoint: Endpoint,
+  searchParams: Record<string, string>,
+  signal: AbortSignal | undefined,
+  parse: (json: unknown) => Verdict<T>,
+): Promise<T & { attempts: number }> {
+  let started = 0;
+  try {
+    const { value, attempts } = await withRetry(
+      async (attempt) => {
+        started = performance.now();
+        const res = await send(ctx, endpoint, searchParams, signal);
+        const verdict = parse(answer(ctx, endpoint, res));
+        if (!verdict.ok) {
+          throw new ApiError(ctx.scrub(`${endpoint}: ${verdict.problem}`), {
+            status: res.statusCode,
+            retryable: true,
+          });
+        }
+        const durationMs = performance.now() - started;
+        ctx.options.onRequest?.({ endpoint, outcome: "ok", status: res.statusCode, durationMs, attempt });
+        return verdict.page;
+      },
+      { policy: ctx.policy, signal, onFailure: (f) => report(ctx, endpoint, f, performance.now() - started) },
+    );
+    return { ...value, attempts };
+  } catch (err) {
+    if (signal?.aborted) throw abortError(endpoint, signal.reason);
+    throw err;
+  }
+}
+
+/**
+ * Builds the partner API client. It retries network errors, timeouts, 408, 429, 5xx and unusable
+ * 200 bodies with backoff; 401 and other 4xx fail at once. Constructs no connection until called.
+ * @throws ConfigError when `baseUrl` is not an http(s) URL
+ */
+export function createApiClient(options: ApiClientOptions): PartnerApi {
+  const base = options.baseUrl.replace(/\/+$/, "");
+  if (!URL.canParse(base) || !/^https?:$/.test(new URL(base).protocol)) {
+    throw new ConfigError(`API base URL is not an http(s) URL: ${base}`, {
+      hint: "Try: https://host/api/v2",
+    });
+  }
+  const policy: RetryPolicy = {
+    maxRetries: options.maxRetries ?? 5,
+    minBackoffMs: options.minBackoffMs ?? 500,
+    maxBackoffMs: options.maxBackoffMs ?? 30_000,
+    maxRetryAfterMs: options.maxRetryAfterMs ?? 120_000,
+    random: options.random ?? Math.random,
+  };
+  const token = options.token;
+  // A server may echo the header back in its message; scrub before any text leaves this module.
+  const scrub = (text: string) => (token ? text.split(token).join("[redacted]") : text);
+  const http = got.extend({
+    headers: {
+      authorization: `Bearer ${token}`,
+      accept: "application/json",
+      "user-agent": options.userAgent ?? `booking-sync/${PACKAGE_VERSION}`,
+    },
+    timeout: { request: options.timeoutMs ?? 30_000 },
+    retry: { limit: 0 },
+    throwHttpErrors: false,
+  });
+
+  const ctx: Ctx = { base, http, scrub, policy, options };
+  return {
+    fetchRecent(query: FeedQuery, signal?: AbortSignal): Promise<FeedPage> {
+      const searchParams = params({
+        limit: clampInt(query.limit, 1, 100, 10),
+        cursor: query.cursor,
+        bookingType: query.bookingType,
+      });
+      return call(ctx, "fetch-recent-bookings", searchParams, signal, parseFeed);
+    },
+
+    listBookings(query: ListQuery, signal?: AbortSignal): Promise<ListPage> {
+      const searchParams = params({
+        page: clampInt(query.page, 1, Number.MAX_SAFE_INTEGER, 1),
+        pageSize: clampInt(query.pageSize, 1, 100, 10),
+        sourcePlatform: query.sourcePlatform,
+      });
+      return call(ctx, "list-bookings", searchParams, signal, parseList);
+    },
+  };
+}

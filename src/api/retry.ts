@@ -1,0 +1,114 @@
+/**
+ * The retry policy of the API client: exponential backoff with full jitter, `Retry-After` honoured
+ * up to a cap, and an abortable wait. p-retry runs the loop; we compute every delay ourselves
+ * (p-retry's own delay is zero) because p-retry knows nothing of `Retry-After`.
+ */
+import { setTimeout as sleep } from "node:timers/promises";
+import pRetry from "p-retry";
+import { ApiError } from "../errors.js";
+
+export interface RetryPolicy {
+  /** Retries after the first attempt. */
+  maxRetries: number;
+  /** Ceiling of the first backoff, in ms; doubled each retry. */
+  minBackoffMs: number;
+  /** Largest backoff ceiling, in ms. */
+  maxBackoffMs: number;
+  /** Longest `Retry-After` honoured, in ms; longer asks are capped. */
+  maxRetryAfterMs: number;
+  /** Uniform random source in [0, 1); injected so tests are deterministic. */
+  random: () => number;
+}
+
+/** What the caller learns about each failed attempt (for metrics and logs). */
+export interface FailedAttempt {
+  error: unknown;
+  /** 1-based attempt number. */
+  attempt: number;
+  /** Whether another attempt follows. */
+  willRetry: boolean;
+  /** How long we wait before it, in ms (0 when none follows). */
+  waitMs: number;
+}
+
+/**
+ * Full-jitter backoff before retry number `retry` (1-based): uniform in
+ * [0, min(maxBackoffMs, minBackoffMs * 2^(retry-1))], in ms.
+ */
+export function backoffMs(retry: number, policy: RetryPolicy): number {
+  const ceiling = Math.min(policy.maxBackoffMs, policy.minBackoffMs * 2 ** Math.max(0, retry - 1));
+  return Math.round(policy.random() * ceiling);
+}
+
+/**
+ * Parses a `Retry-After` header: delta seconds or an HTTP date. Returns the wait in ms (never
+ * negative), or undefined when the header is absent or unreadable.
+ * @param nowMs the current time in ms since the epoch, to turn a date into a wait
+ */
+export function parseRetryAfter(value: string | undefined, nowMs: number): number | undefined {
+  const text = value?.trim();
+  if (!text) return undefined;
+  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  const at = Date.parse(text);
+  if (Number.isNaN(at)) return undefined;
+  return Math.max(0, at - nowMs);
+}
+
+/** The wait before retry number `retry` (1-based): max(backoff, capped Retry-After), in ms. */
+export function retryDelayMs(error: unknown, retry: number, policy: RetryPolicy): number {
+  const asked = error instanceof ApiError ? (error.retryAfterMs ?? 0) : 0;
+  return Math.max(backoffMs(retry, policy), Math.min(asked, policy.maxRetryAfterMs));
+}
+
+function isRetryable(error: unknown): error is ApiError {
+  return error instanceof ApiError && error.retryable;
+}
+
+/** The final ApiError, saying how many attempts it took. */
+function withAttempts(error: ApiError, attempts: number): ApiError {
+  const suffix = attempts > 1 ? ` (after ${attempts} attempts)` : "";
+  return new ApiError(`${error.message}${suffix}`, {
+    status: error.status,
+    retryable: error.retryable,
+    retryAfterMs: error.retryAfterMs,
+    attempts,
+    cause: error.cause,
+  });
+}
+
+/**
+ * Runs `run` until it succeeds, throws something other than a retryable ApiError, or the retries
+ * are spent. The wait between attempts is cut short by `signal` (the rejection is then whatever
+ * the abort produced; the caller maps it). A final ApiError carries `attempts`.
+ * @returns the value and the number of attempts it took
+ */
+export async function withRetry<T>(
+  run: (attempt: number) => Promise<T>,
+  options: { policy: RetryPolicy; signal?: AbortSignal | undefined; onFailure?: (f: FailedAttempt) => void },
+): Promise<{ value: T; attempts: number }> {
+  const { policy, signal } = options;
+  let attempts = 0;
+  try {
+    const value = await pRetry(
+      (n) => {
+        attempts = n;
+        return run(n);
+      },
+      {
+        retries: policy.maxRetries,
+        minTimeout: 0,
+        ...(signal ? { signal } : {}),
+        shouldRetry: ({ error }) => isRetryable(error),
+        onFailedAttempt: async ({ error, attemptNumber, retriesLeft }) => {
+          const willRetry = isRetryable(error) && retriesLeft > 0 && !signal?.aborted;
+          const waitMs = willRetry ? retryDelayMs(error, attemptNumber, policy) : 0;
+          options.onFailure?.({ error, attempt: attemptNumber, willRetry, waitMs });
+          if (waitMs > 0) await sleep(waitMs, undefined, signal ? { signal } : {});
+        },
+      },
+    );
+    return { value, attempts };
+  } catch (err) {
+    throw err instanceof ApiError ? withAttempts(err, attempts) : err;
+  }
+}

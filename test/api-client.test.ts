@@ -1,0 +1,195 @@
+/**
+ * The API client against real HTTP, scripted answer by answer: requests, final failures, abort and secrecy.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { ApiError, isAbortError } from "../src/errors.js";
+import {
+  type Answer,
+  chain,
+  client,
+  closeServers,
+  drop,
+  errorBody,
+  failure,
+  feed,
+  hang,
+  html,
+  json,
+  okFeed,
+  raw,
+  serve,
+  summary,
+  TOKEN,
+} from "./support/scripted-server.js";
+
+afterEach(closeServers);
+
+describe("requests", () => {
+  it("sends the bearer token, Accept and User-Agent, and clamps the parameters", async () => {
+    const srv = await serve(
+      okFeed,
+      okFeed,
+      json(200, { success: true, data: [], pagination: { total: 0, page: 1, pageSize: 100, totalPages: 0 } }),
+    );
+    const { api } = client(`${srv.baseUrl}/`);
+    await api.fetchRecent({ limit: 500, cursor: "2024-05-01T10:00:00.000Z", bookingType: "IN" });
+    await api.fetchRecent({ limit: 0 });
+    const list = await api.listBookings({ page: -3, pageSize: 1000 });
+    const [a, b, c] = srv.hits;
+    expect(a?.url.pathname).toBe("/api/v2/partner/booking/fetch-recent-bookings");
+    expect(a?.headers.authorization).toBe(`Bearer ${TOKEN}`);
+    expect(a?.headers.accept).toBe("application/json");
+    expect(a?.headers["user-agent"]).toMatch(/^booking-sync\/\d+\.\d+\.\d+/);
+    expect(Object.fromEntries(a?.url.searchParams ?? [])).toEqual({
+      limit: "100",
+      cursor: "2024-05-01T10:00:00.000Z",
+      bookingType: "IN",
+    });
+    expect(Object.fromEntries(b?.url.searchParams ?? [])).toEqual({ limit: "1" });
+    expect(c?.url.pathname).toBe("/api/v2/partner/booking/list-bookings");
+    expect(Object.fromEntries(c?.url.searchParams ?? [])).toEqual({ page: "1", pageSize: "100" });
+    expect(list).toMatchObject({ records: [], page: 1, pageSize: 100, total: 0, totalPages: 0, attempts: 1 });
+  });
+
+  it("normalises createdAt and nextCursor to UTC milliseconds", async () => {
+    const srv = await serve(
+      json(200, feed([summary(7, "2024-05-01T12:00:07+02:00")], "2024-05-01T12:00:07+02:00", true)),
+    );
+    const page = await client(srv.baseUrl).api.fetchRecent({ limit: 10 });
+    expect(page).toMatchObject({ nextCursor: "2024-05-01T10:00:07.000Z", hasMore: true, attempts: 1 });
+    expect(page.records[0]).toMatchObject({ ok: true, id: "b7", createdAt: "2024-05-01T10:00:07.000Z" });
+  });
+
+  it("checks each record on its own: malformed ones come back not ok with a reason", async () => {
+    const { _id: _, ...noId } = summary(2);
+    const records = [
+      summary(1),
+      noId,
+      { ...summary(3), createdAt: "yesterday" },
+      { ...summary(4), paid: "yes" },
+      summary(5),
+    ];
+    const srv = await serve(json(200, feed(records)));
+    const page = await client(srv.baseUrl).api.fetchRecent({ limit: 10 });
+    expect(page.records.map((r) => r.ok)).toEqual([true, false, false, false, true]);
+    const [, missingId, badTime, badPaid] = page.records;
+    expect(missingId).toMatchObject({
+      ok: false,
+      id: null,
+      createdAt: "2024-05-01T10:00:02.000Z",
+      raw: noId,
+    });
+    expect(missingId?.ok === false && missingId.reason).toContain("_id");
+    expect(badTime).toMatchObject({ ok: false, id: "b3", createdAt: null });
+    expect(badTime?.ok === false && badTime.reason).toContain("createdAt");
+    expect(badPaid?.ok === false && badPaid.reason).toContain("paid");
+  });
+});
+
+describe("failures that are final", () => {
+  it("401 fails at once with the server's message", async () => {
+    const srv = await serve(json(401, errorBody(401, "Invalid or expired token")));
+    const { api, events } = client(srv.baseUrl);
+    const err = await failure(api.fetchRecent({ limit: 10 }));
+    expect(err).toMatchObject({ status: 401, retryable: false, attempts: 1 });
+    expect(err.message).toBe("fetch-recent-bookings: HTTP 401 Unauthorized: Invalid or expired token");
+    expect(srv.hits).toHaveLength(1);
+    expect(events).toMatchObject([
+      { endpoint: "fetch-recent-bookings", outcome: "error", status: 401, attempt: 1 },
+    ]);
+  });
+
+  it("401 without an envelope still says the token is invalid or expired", async () => {
+    const srv = await serve(raw(401, ""));
+    const err = await failure(client(srv.baseUrl).api.listBookings({ page: 1, pageSize: 10 }));
+    expect(err.message).toContain("Invalid or expired token");
+    expect(err.retryable).toBe(false);
+  });
+
+  it("400 fails at once with the server's message; a non-envelope 404 with the status text", async () => {
+    const srv = await serve(
+      json(400, errorBody(400, "limit must be at most 100")),
+      raw(404, "nope", "text/plain"),
+    );
+    const { api } = client(srv.baseUrl);
+    const bad = await failure(api.fetchRecent({ limit: 10 }));
+    expect(bad).toMatchObject({ status: 400, retryable: false, attempts: 1 });
+    expect(bad.message).toBe("fetch-recent-bookings: HTTP 400 Bad Request: limit must be at most 100");
+    const missing = await failure(api.listBookings({ page: 1, pageSize: 10 }));
+    expect(missing.message).toMatch(/^list-bookings: .*404 Not Found/);
+    expect(srv.hits).toHaveLength(2);
+  });
+});
+
+describe("abort", () => {
+  it("cancels an in-flight request promptly with an AbortError", async () => {
+    const srv = await serve(hang);
+    const controller = new AbortController();
+    const pending = client(srv.baseUrl, { timeoutMs: 60_000 }).api.fetchRecent(
+      { limit: 10 },
+      controller.signal,
+    );
+    await srv.hitCount(1);
+    const t0 = performance.now();
+    controller.abort();
+    const err = await pending.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(isAbortError(err)).toBe(true);
+    expect(err).not.toBeInstanceOf(ApiError);
+    expect((err as Error).message).toBe("fetch-recent-bookings: request aborted");
+    expect(performance.now() - t0).toBeLessThan(5_000);
+  });
+
+  it("rejects at once, sending nothing, when the signal is already aborted", async () => {
+    const srv = await serve(okFeed);
+    const err = await client(srv.baseUrl)
+      .api.fetchRecent({ limit: 10 }, AbortSignal.abort(new Error("shutdown")))
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+    expect(isAbortError(err)).toBe(true);
+    expect(srv.hits).toHaveLength(0);
+  });
+
+  it("cancels the wait between attempts", async () => {
+    const srv = await serve(json(503, errorBody(503, "down"), { "retry-after": "60" }));
+    const controller = new AbortController();
+    const { api, events } = client(srv.baseUrl);
+    const pending = api.listBookings({ page: 1, pageSize: 10 }, controller.signal);
+    await srv.hitCount(1);
+    while (events.length === 0) await new Promise((r) => setImmediate(r));
+    const t0 = performance.now();
+    controller.abort(new Error("shutdown"));
+    const err = await pending.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(isAbortError(err)).toBe(true);
+    expect(performance.now() - t0).toBeLessThan(5_000);
+    expect(srv.hits).toHaveLength(1);
+  });
+});
+
+describe("secrecy", () => {
+  it("never puts the token in an error message or a log line, even when the server echoes it", async () => {
+    const echo: Answer = (req, res) => {
+      res.writeHead(400, { "content-type": "application/json" });
+      res.end(JSON.stringify(errorBody(400, `bad header ${req.headers.authorization}`)));
+    };
+    const echo503: Answer = (req, res) => {
+      res.writeHead(503, { "content-type": "application/json" });
+      res.end(JSON.stringify(errorBody(503, `down for ${req.headers.authorization}`)));
+    };
+    const srv = await serve(echo503, drop, hang, html(502), raw(200, ""), echo);
+    const { api, lines } = client(srv.baseUrl, { timeoutMs: 300, maxRetries: 5 });
+    const err = await failure(api.fetchRecent({ limit: 10 }));
+    expect(err.status).toBe(400);
+    expect(err.message).toContain("[redacted]");
+    expect(lines).toHaveLength(5);
+    const everything = [chain(err), ...lines].join("\n");
+    expect(everything).not.toContain(TOKEN);
+  });
+});
