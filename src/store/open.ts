@@ -1,0 +1,133 @@
+/**
+ * Opens the mirror: the connection, its pragmas and the migrations, then the statements of each
+ * role (feed, details, runs, reads), prepared once per connection on first use.
+ */
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+import Database from "better-sqlite3";
+import { type BetterSQLite3Database, drizzle } from "drizzle-orm/better-sqlite3";
+import { migrate } from "drizzle-orm/better-sqlite3/migrator";
+import { wrapError } from "../errors.js";
+import type { Logger } from "../sync/ports.js";
+import { detailWriter } from "./detail-writes.js";
+import { feedWriter } from "./feed-writes.js";
+import type { Store } from "./index.js";
+import { reads } from "./reads.js";
+import { unlistedMarker } from "./reconcile-writes.js";
+import { runs } from "./runs.js";
+import * as schema from "./schema.js";
+import { stateWriter } from "./state.js";
+
+/** Resolved from this file, so it works from `src/` (vitest), `dist/` (tsc) and a Docker image alike. */
+const MIGRATIONS = fileURLToPath(new URL("../../drizzle", import.meta.url));
+
+/** How long a statement waits for another connection's lock before failing, ms. */
+const BUSY_TIMEOUT_MS = 5000;
+
+export interface OpenOptions {
+  /** Told about migrations and a journal mode other than WAL; default: silent. */
+  logger?: Logger | undefined;
+  /**
+   * Open for reading only: no folder or file is created, no migration runs, and writes fail.
+   * Default false.
+   */
+  readonly?: boolean | undefined;
+}
+
+/**
+ * Opens (creating it and its folder if missing) the SQLite mirror at `path` in WAL mode and
+ * applies pending migrations. Throws with the path in the message when it cannot.
+ */
+export function openStore(path: string, options: OpenOptions = {}): Store {
+  const readonly = options.readonly ?? false;
+  let db: Database.Database;
+  try {
+    if (!readonly) mkdirSync(dirname(path), { recursive: true });
+    db = new Database(path, { readonly, fileMustExist: readonly });
+  } catch (err) {
+    throw wrapError(`open database ${path}`, err);
+  }
+  try {
+    applyPragmas(db, readonly, options.logger);
+    const orm = drizzle({ client: db, schema });
+    if (!readonly) migrateStore(db, orm, options.logger);
+    return assemble(path, db, orm);
+  } catch (err) {
+    db.close();
+    throw wrapError(`open database ${path}`, err);
+  }
+}
+
+function applyPragmas(db: Database.Database, readonly: boolean, logger: Logger | undefined): void {
+  db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  db.pragma("foreign_keys = ON");
+  if (readonly) return;
+  // WAL lets analysts read while the worker writes (invariant 5); NORMAL sync is safe under WAL.
+  const mode = db.pragma("journal_mode = WAL", { simple: true });
+  if (mode !== "wal")
+    logger?.warn({ journalMode: mode }, "database is not in WAL mode; readers may block the writer");
+  db.pragma("synchronous = NORMAL");
+}
+
+function migrateStore(
+  db: Database.Database,
+  orm: BetterSQLite3Database<typeof schema>,
+  logger?: Logger,
+): void {
+  const before = appliedMigrations(db);
+  try {
+    migrate(orm, { migrationsFolder: MIGRATIONS });
+  } catch (err) {
+    // Drizzle reads the applied list outside its transaction, so two processes opening a new file
+    // at once can both try the first migration; the loser's retry sees it applied and does nothing.
+    logger?.debug({ err }, "migration attempt failed; retrying once");
+    migrate(orm, { migrationsFolder: MIGRATIONS });
+  }
+  const applied = appliedMigrations(db) - before;
+  if (applied > 0) logger?.info({ applied, total: before + applied }, "database migrated");
+}
+
+function appliedMigrations(db: Database.Database): number {
+  const table = db.prepare(
+    "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '__drizzle_migrations'",
+  );
+  if (!table.get()) return 0;
+  return (db.prepare("SELECT count(*) AS n FROM __drizzle_migrations").get() as { n: number }).n;
+}
+
+/** A value built on first use: a read-only connection never prepares the write statements. */
+function lazy<T>(make: () => T): () => T {
+  let value: T | undefined;
+  return () => {
+    value ??= make();
+    return value;
+  };
+}
+
+function assemble(path: string, db: Database.Database, orm: BetterSQLite3Database<typeof schema>): Store {
+  const state = lazy(() => stateWriter(db));
+  const feed = lazy(() => feedWriter(db, state()));
+  const detail = lazy(() => detailWriter(db, state()));
+  const unlisted = lazy(() => unlistedMarker(db));
+  const run = lazy(() => runs(db, orm));
+  const read = lazy(() => reads(db, orm));
+  return {
+    db,
+    orm,
+    path,
+    close: () => db.close(),
+    commitFeedBatch: (batch) => feed()(batch),
+    commitDetailBatch: (batch) => detail()(batch),
+    markUnlisted: (scope) => unlisted()(scope),
+    readStream: (stream) => read().readStream(stream),
+    readProgress: <T>(stream: string) => read().readProgress<T>(stream),
+    countBookings: (filter) => read().countBookings(filter),
+    bookingsNeedingDetails: (limit) => read().bookingsNeedingDetails(limit),
+    startRun: (r) => run().startRun(r),
+    finishRun: (id, result) => run().finishRun(id, result),
+    recordDrift: (id, source, local) => run().recordDrift(id, source, local),
+    lastRun: (kind) => run().lastRun(kind),
+    recentRuns: (n) => run().recentRuns(n),
+  };
+}
