@@ -1,0 +1,143 @@
+/**
+ * Answers one request of the simulator: routing, injected faults, auth, parameter validation and
+ * the two endpoints' envelopes (contract 2.1 and section 4).
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { setTimeout as delay } from "node:timers/promises";
+import type { Dataset } from "./dataset.js";
+import type { Endpoint, Fault, FaultKind, FaultPlan } from "./faults.js";
+import { parseFeedParams, parseListParams } from "./params.js";
+import {
+  corruptRecords,
+  errorEnvelope,
+  MESSAGES,
+  sendJson,
+  sendTransportFault,
+  sendTruncated,
+} from "./responses.js";
+
+/** Paths of the two endpoints under the base URL. */
+export const API_BASE = "/api/v2";
+const ROUTES: Record<string, Endpoint> = {
+  [`${API_BASE}/partner/booking/fetch-recent-bookings`]: "feed",
+  [`${API_BASE}/partner/booking/list-bookings`]: "list",
+};
+
+/** What can be switched while the simulator runs. */
+export interface Behaviour {
+  /** Delay before every answer, ms; default 0. */
+  latencyMs: number;
+  /** The feed cursor rule: `createdAt < cursor` ("exclusive", default) or `<=` ("inclusive"). */
+  cursor: "exclusive" | "inclusive";
+  /** Probability (0..1) of a random fault per request; default 0. */
+  faultRate: number;
+  /** Kinds random faults are drawn from; default the transient ones (5xx, 429, html, truncated, drop). */
+  faultKinds: FaultKind[];
+  /** The bearer token requests must carry; default "sim-token". */
+  token: string;
+}
+
+/** One answered (or dropped) request, emitted as a `request` event once the connection is done with it. */
+export interface RequestEvent {
+  endpoint: Endpoint | "other";
+  method: string;
+  /** Path and query as requested. */
+  url: string;
+  /** HTTP status sent, or "dropped" when the socket was destroyed without an answer. */
+  status: number | "dropped";
+  fault: FaultKind | undefined;
+}
+
+export interface Context {
+  dataset: Dataset;
+  behaviour: Behaviour;
+  faults: FaultPlan;
+  now: () => number;
+  /** Aborted on close, so pending delays end instead of holding the process. */
+  closing: AbortController;
+}
+
+/** Answers one request; resolves with what was sent. */
+export async function handle(ctx: Context, req: IncomingMessage, res: ServerResponse): Promise<RequestEvent> {
+  const url = new URL(req.url ?? "/", "http://simulator");
+  const endpoint = ROUTES[url.pathname];
+  const event: RequestEvent = {
+    endpoint: endpoint ?? "other",
+    method: req.method ?? "GET",
+    url: req.url ?? "/",
+    status: 200,
+    fault: undefined,
+  };
+  const fault = endpoint ? ctx.faults.next(endpoint) : undefined;
+  event.fault = fault?.kind;
+  const wait = ctx.behaviour.latencyMs + (fault?.kind === "slow" ? fault.ms : 0);
+  if (wait > 0) {
+    const aborted = await delay(wait, false, { signal: ctx.closing.signal }).catch(() => true);
+    if (aborted) return { ...event, status: "dropped" };
+  }
+  const nowMs = ctx.now();
+  const sendError = (status: number, message: string): RequestEvent => {
+    sendJson(res, status, errorEnvelope(status, message, nowMs));
+    return { ...event, status };
+  };
+  if (!endpoint) return sendError(404, MESSAGES[404]);
+  const faultStatus = fault ? sendTransportFault(res, fault, nowMs) : undefined;
+  if (faultStatus !== undefined) return { ...event, status: faultStatus };
+  if (req.method !== "GET") return sendError(405, MESSAGES[405]);
+  if (req.headers.authorization !== `Bearer ${ctx.behaviour.token}`) return sendError(401, MESSAGES[401]);
+  const body = endpoint === "feed" ? feedBody(ctx, url, fault, nowMs) : listBody(ctx, url, fault, nowMs);
+  if (typeof body === "string") return sendError(400, body);
+  if (fault?.kind === "truncated") {
+    sendTruncated(res, JSON.stringify(body), fault.mode ?? "length");
+  } else {
+    sendJson(res, 200, body);
+  }
+  return event;
+}
+
+/** The feed envelope, or the 400 message when a parameter is invalid. */
+function feedBody(ctx: Context, url: URL, fault: Fault | undefined, nowMs: number): object | string {
+  const parsed = parseFeedParams(url.searchParams);
+  if (!parsed.ok) return parsed.message;
+  const { limit, cursor, cursorMs, bookingType } = parsed.value;
+  const inclusive = ctx.behaviour.cursor === "inclusive";
+  const slice = ctx.dataset.feed({ limit, cursorMs, bookingType, inclusive });
+  let bookings: object[] = slice.indexes.map((i) => ctx.dataset.summary(i));
+  let nextCursor = slice.nextCursorMs === null ? null : new Date(slice.nextCursorMs).toISOString();
+  let hasMore = slice.hasMore;
+  if (fault?.kind === "hasMoreOnEmpty") {
+    bookings = [];
+    nextCursor = cursor ?? null;
+    hasMore = true;
+  } else if (fault?.kind === "stuckCursor") {
+    nextCursor = cursor ?? null;
+    hasMore = true;
+  } else if (fault?.kind === "malformed") {
+    bookings = corruptRecords(bookings, fault.count ?? 3);
+  }
+  return {
+    success: true,
+    data: { bookings, nextCursor, hasMore },
+    status: 200,
+    message: "Recent bookings fetched successfully",
+    timestamp: new Date(nowMs).toISOString(),
+  };
+}
+
+/** The list envelope, or the 400 message when a parameter is invalid. */
+function listBody(ctx: Context, url: URL, fault: Fault | undefined, nowMs: number): object | string {
+  const parsed = parseListParams(url.searchParams);
+  if (!parsed.ok) return parsed.message;
+  const { page, pageSize, sourcePlatform } = parsed.value;
+  const { indexes, total } = ctx.dataset.list({ page, pageSize, sourcePlatform });
+  let data: object[] = indexes.map((i) => ctx.dataset.full(i));
+  if (fault?.kind === "malformed") data = corruptRecords(data, fault.count ?? 3);
+  return {
+    success: true,
+    data,
+    pagination: { total, page, pageSize, totalPages: Math.ceil(total / pageSize) },
+    status: 200,
+    message: "Bookings retrieved successfully",
+    timestamp: new Date(nowMs).toISOString(),
+  };
+}

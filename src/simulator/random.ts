@@ -1,0 +1,93 @@
+/**
+ * Small, fast, seeded randomness for the simulator. Every value is a pure function of its inputs,
+ * so booking i can be regenerated on demand instead of being held in memory.
+ */
+
+/** murmur3's 32-bit finaliser: a bijection on 32-bit integers, so distinct inputs stay distinct. */
+export function fmix32(x: number): number {
+  let h = x >>> 0;
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h >>> 0;
+}
+
+/** Hashes a few integers (seed, index, salt, ...) into one well-mixed 32-bit value. */
+export function hash32(...parts: number[]): number {
+  let h = 0x9e3779b9;
+  for (const part of parts) {
+    // Fold doubles beyond 32 bits in too, so large seeds or indexes do not collide.
+    const lo = part >>> 0;
+    const hi = Math.floor(part / 4_294_967_296) >>> 0;
+    h = fmix32(h ^ lo) + 0x7f4a7c15;
+    h = fmix32(h ^ hi);
+  }
+  return h >>> 0;
+}
+
+/** A seeded generator with the draws booking generation needs. */
+export interface Rng {
+  /** Uniform in [0, 1). */
+  next(): number;
+  /** Uniform integer in [min, max], both inclusive. */
+  int(min: number, max: number): number;
+  /** True with probability `p`. */
+  chance(p: number): boolean;
+  /** One element of a non-empty list. */
+  pick<T>(items: readonly T[]): T;
+  /** `count` random decimal digits. */
+  digits(count: number): string;
+  /** `count` random lowercase hex digits. */
+  hex(count: number): string;
+}
+
+/** mulberry32: tiny, fast and good enough to make fake bookings look varied. */
+export function createRng(seed: number): Rng {
+  let state = seed >>> 0;
+  const next = (): number => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+  const int = (min: number, max: number): number => min + Math.floor(next() * (max - min + 1));
+  return {
+    next,
+    int,
+    chance: (p) => next() < p,
+    pick: <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)] as T,
+    digits: (count) => {
+      let s = "";
+      for (let k = 0; k < count; k++) s += String(int(0, 9));
+      return s;
+    },
+    hex: (count) => {
+      let s = "";
+      for (let k = 0; k < count; k++) s += int(0, 15).toString(16);
+      return s;
+    },
+  };
+}
+
+const HEX_BYTE = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, "0"));
+
+/** 8 lowercase hex digits of a 32-bit value (a table lookup: ids are on every page's hot path). */
+export function hex8(value: number): string {
+  const v = value >>> 0;
+  return (
+    (HEX_BYTE[v >>> 24] as string) +
+    (HEX_BYTE[(v >>> 16) & 255] as string) +
+    (HEX_BYTE[(v >>> 8) & 255] as string) +
+    (HEX_BYTE[v & 255] as string)
+  );
+}
+
+/** A Mongo-like 24-hex id, unique per (seed, index, kind) for index below 2^32. */
+export function objectId(seed: number, index: number, kind = 0): string {
+  // The last 8 digits are a bijection of the index, which is what makes ids unique.
+  const tail = fmix32((index ^ hash32(seed, kind, 0x1d)) >>> 0);
+  return hex8(hash32(seed, index, kind, 0x0b)) + hex8(hash32(seed, kind, 0x2c)) + hex8(tail);
+}
