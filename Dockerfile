@@ -1,0 +1,46 @@
+# syntax=docker/dockerfile:1
+#
+# booking-sync as a sidecar: `docker run IMAGE` syncs on SYNC_SCHEDULE until stopped and serves
+# /healthz, /readyz, /metrics and POST /sync; `docker run IMAGE backfill` (or any other command)
+# runs that command instead, because the CLI is the entrypoint.
+#
+# Node 24 is an LTS line with better-sqlite3 prebuilds; build on the newer LTS with
+# `docker build --build-arg NODE_VERSION=26 .` (better-sqlite3 12 declares support for it).
+ARG NODE_VERSION=24
+
+FROM node:${NODE_VERSION}-slim AS build
+WORKDIR /app
+# better-sqlite3 compiles from source when no prebuilt binary matches this Node and libc.
+RUN apt-get update \
+  && apt-get install -y --no-install-recommends python3 make g++ \
+  && rm -rf /var/lib/apt/lists/*
+# Dependencies first, so editing the source does not reinstall them.
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+COPY drizzle ./drizzle
+RUN npm run build && npm prune --omit=dev --no-audit --no-fund
+
+FROM node:${NODE_VERSION}-slim AS runtime
+ENV NODE_ENV=production
+WORKDIR /app
+# The application stays owned by root: the non-root process can read it but not change it.
+COPY --from=build /app/package.json ./
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY --from=build /app/drizzle ./drizzle
+# Created and handed to `node` before VOLUME, since changes after VOLUME would be discarded.
+RUN mkdir -p /data && chown node:node /data
+USER node
+ENV BOOKING_DB_PATH=/data/bookings.db \
+    HTTP_PORT=8080 \
+    HTTP_HOST=0.0.0.0
+VOLUME /data
+EXPOSE 8080
+# No curl in the slim image: Node's own fetch probes /healthz. With HTTP_PORT=0 (endpoint off),
+# run the container with --no-healthcheck.
+HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.HTTP_PORT||8080)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+ENTRYPOINT ["node", "dist/cli.js"]
+CMD ["run"]

@@ -1,0 +1,77 @@
+/**
+ * Readiness of the daemon: ready while the last successful sync is recent enough. Kept apart from
+ * the HTTP server so the run loop records outcomes and /readyz only reads them.
+ */
+import { errorText } from "./error-text.js";
+
+export interface HealthOptions {
+  /** Ready while the last success is at most this old, seconds. */
+  readyMaxAgeSeconds: number;
+}
+
+/** What /readyz answers with. */
+export interface HealthStatus {
+  ready: boolean;
+  /** One sentence: why ready, or why not. */
+  reason: string;
+  /** Last successful sync (ISO), null before the first. */
+  lastSuccessAt: string | null;
+  /** Seconds since the last success, null before the first. */
+  ageSeconds: number | null;
+  maxAgeSeconds: number;
+  /** Failed runs since the last success (or since start-up). */
+  failuresSinceSuccess: number;
+  /** Last failure since the last success (ISO), else null. */
+  lastFailureAt: string | null;
+  /** Message and causes of that failure, else null. */
+  lastError: string | null;
+}
+
+export interface Health {
+  /** A sync succeeded at `at`; clears the failure count. */
+  recordSuccess(at: Date): void;
+  /** A sync failed at `at` with `error`. */
+  recordFailure(at: Date, error: unknown): void;
+  /** Readiness as of `now`. */
+  status(now: Date): HealthStatus;
+}
+
+/** Creates the readiness state; not ready until the first success. */
+export function createHealth(options: HealthOptions): Health {
+  const maxAgeSeconds = options.readyMaxAgeSeconds;
+  let lastSuccess: Date | null = null;
+  let failures = 0;
+  let lastFailure: { at: Date; error: string } | null = null;
+
+  return {
+    recordSuccess(at) {
+      if (lastSuccess === null || at > lastSuccess) lastSuccess = at;
+      failures = 0;
+      lastFailure = null;
+    },
+    recordFailure(at, error) {
+      failures++;
+      lastFailure = { at, error: errorText(error) };
+    },
+    status(now) {
+      const failureNote =
+        failures === 0 ? "" : `; ${failures} failed run(s) since, last: ${lastFailure?.error}`;
+      const base = {
+        lastSuccessAt: lastSuccess?.toISOString() ?? null,
+        maxAgeSeconds,
+        failuresSinceSuccess: failures,
+        lastFailureAt: lastFailure?.at.toISOString() ?? null,
+        lastError: lastFailure?.error ?? null,
+      };
+      if (lastSuccess === null) {
+        return { ...base, ready: false, ageSeconds: null, reason: `never synced${failureNote}` };
+      }
+      const ageMs = now.getTime() - lastSuccess.getTime();
+      const ready = ageMs <= maxAgeSeconds * 1000;
+      const ageSeconds = Math.max(0, Math.round(ageMs / 1000));
+      const verdict = ready ? "within" : "older than";
+      const reason = `last success at ${base.lastSuccessAt} (${ageSeconds} s ago, ${verdict} ${maxAgeSeconds} s)${failureNote}`;
+      return { ...base, ready, ageSeconds, reason };
+    },
+  };
+}

@@ -1,0 +1,164 @@
+/**
+ * The daemon's HTTP endpoint: liveness, readiness, Prometheus metrics and an on-demand sync.
+ * Plain node:http: four routes do not justify a framework, and nothing here parses a body.
+ */
+import { createHash, timingSafeEqual } from "node:crypto";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Registry } from "prom-client";
+import { wrapError } from "../errors.js";
+import type { Clock, Logger } from "../sync/ports.js";
+import { errorText } from "./error-text.js";
+import type { Health } from "./health.js";
+import type { TriggerResult } from "./scheduler.js";
+
+export interface HttpServerOptions {
+  /** Address to bind, e.g. "127.0.0.1" or "0.0.0.0". */
+  host: string;
+  /** Port to bind; 0 lets the OS pick (tests). The caller decides what HTTP_PORT=0 means. */
+  port: number;
+  /** Readiness source of /readyz. */
+  health: Pick<Health, "status">;
+  /** Served by /metrics. */
+  registry: Pick<Registry, "metrics" | "contentType">;
+  /** Asks for a run now (the scheduler's `trigger`). */
+  trigger: () => TriggerResult;
+  /** When set, POST /sync requires `Authorization: Bearer <token>`; open when undefined. */
+  triggerToken?: string | undefined;
+  /** Time for readiness; default the system clock. */
+  clock?: Clock;
+  logger: Logger;
+}
+
+export interface HttpServerHandle {
+  /** Base URL, e.g. "http://127.0.0.1:8080". */
+  url: string;
+  /** The bound port (the OS's pick when 0 was asked). */
+  port: number;
+  /** Stops accepting, closes idle keep-alive connections, resolves when the last request ended. */
+  close(): Promise<void>;
+}
+
+type Handler = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
+
+/** Starts listening; rejects (with the address in the message) when the port cannot be bound. */
+export async function startHttpServer(options: HttpServerOptions): Promise<HttpServerHandle> {
+  const routes = buildRoutes(options);
+  const server = createServer((req, res) => {
+    const started = Date.now();
+    res.on("finish", () => {
+      // Authorization headers are never logged; the path alone says enough.
+      options.logger.debug(
+        { method: req.method, path: req.url, status: res.statusCode, ms: Date.now() - started },
+        "http request",
+      );
+    });
+    void dispatch(routes, req, res, options.logger);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", (err) => reject(wrapError(`listen on ${options.host}:${options.port}`, err)));
+    server.listen(options.port, options.host, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  const host = options.host.includes(":") ? `[${options.host}]` : options.host;
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://${host}:${port}`,
+    port,
+    close() {
+      closing ??= new Promise<void>((resolve, reject) => {
+        server.close((err) => (err ? reject(err) : resolve()));
+        server.closeIdleConnections();
+      });
+      return closing;
+    },
+  };
+}
+
+function buildRoutes(options: HttpServerOptions): Map<string, Map<string, Handler>> {
+  const clock = options.clock ?? { now: () => new Date() };
+  const healthz: Handler = (_req, res) => sendJson(res, 200, { status: "ok" });
+  const readyz: Handler = (_req, res) => {
+    const status = options.health.status(clock.now());
+    sendJson(res, status.ready ? 200 : 503, { status: status.ready ? "ready" : "not ready", ...status });
+  };
+  const metrics: Handler = async (_req, res) => {
+    const body = await options.registry.metrics();
+    res.writeHead(200, { "content-type": options.registry.contentType, "cache-control": "no-store" });
+    res.end(body);
+  };
+  const sync: Handler = (req, res) => {
+    req.resume(); // the body carries nothing we read; drain it so keep-alive works
+    if (
+      options.triggerToken !== undefined &&
+      !bearerMatches(req.headers.authorization, options.triggerToken)
+    ) {
+      sendJson(res, 401, { error: "missing or wrong bearer token" }, { "www-authenticate": "Bearer" });
+      return;
+    }
+    const result = options.trigger();
+    if (!result.accepted) {
+      sendJson(res, 503, { accepted: false, error: "shutting down" });
+      return;
+    }
+    sendJson(res, 202, result);
+  };
+  const get = (h: Handler) =>
+    new Map([
+      ["GET", h],
+      ["HEAD", h],
+    ]);
+  return new Map([
+    ["/healthz", get(healthz)],
+    ["/readyz", get(readyz)],
+    ["/metrics", get(metrics)],
+    ["/sync", new Map([["POST", sync]])],
+  ]);
+}
+
+async function dispatch(
+  routes: Map<string, Map<string, Handler>>,
+  req: IncomingMessage,
+  res: ServerResponse,
+  logger: Logger,
+): Promise<void> {
+  // Only the path routes; a request target like "//x" must not be read as a host.
+  const path = (req.url ?? "/").split("?")[0] ?? "/";
+  const methods = routes.get(path);
+  const handler = methods?.get(req.method ?? "");
+  try {
+    if (!methods) return sendJson(res, 404, { error: `no such endpoint: ${path}` });
+    if (!handler) {
+      const allow = [...methods.keys()].join(", ");
+      return sendJson(res, 405, { error: `${req.method} not allowed on ${path}` }, { allow });
+    }
+    await handler(req, res);
+  } catch (err) {
+    logger.error({ path, error: errorText(err) }, "http handler failed");
+    if (!res.headersSent) sendJson(res, 500, { error: "internal error" });
+    else res.destroy();
+  }
+}
+
+function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  res.writeHead(status, { "content-type": "application/json", "cache-control": "no-store", ...headers });
+  res.end(JSON.stringify(body));
+}
+
+/**
+ * Compares the presented bearer token in constant time. Both sides are hashed first so the
+ * comparison neither fails fast on a length mismatch nor leaks the token's length.
+ */
+function bearerMatches(header: string | undefined, token: string): boolean {
+  const match = /^Bearer +(.+)$/i.exec(header ?? "");
+  const given = createHash("sha256")
+    .update(match?.[1] ?? "")
+    .digest();
+  const wanted = createHash("sha256").update(token).digest();
+  return timingSafeEqual(given, wanted) && match !== null;
+}

@@ -1,0 +1,227 @@
+/**
+ * The daemon's Prometheus metrics, on a registry of their own (never prom-client's global one, so
+ * tests and several daemons in one process do not share counters). Counters move from run reports
+ * and from the API client's per-request hook; checkpoint lag is computed at scrape time.
+ */
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import type { Clock, RunKind } from "../sync/ports.js";
+
+/** Every metric name starts with this, process metrics included. */
+export const METRIC_PREFIX = "booking_sync_";
+
+/** The fields of a sync report the metrics read (the sync entry's `SyncReport` satisfies it). */
+export interface RunReport {
+  status: "success" | "failed" | "aborted";
+  /** The feed stream the run synced; labels checkpoint lag (default "all"). */
+  stream?: string | null | undefined;
+  pages: number;
+  inserted: number;
+  updated: number;
+  unchanged: number;
+  rejected: number;
+  /** Milliseconds. */
+  durationMs: number;
+  /** ISO time the run ended. */
+  finishedAt: string;
+  /** Checkpoint after the run (ISO), null when the stream has none. */
+  checkpointAfter: string | null;
+}
+
+/** One HTTP attempt of the API client, as its `onRequest` hook reports it. */
+export interface RequestEvent {
+  /** Which endpoint, e.g. "fetch-recent-bookings" or "list-bookings" (a label: keep it bounded). */
+  endpoint: string;
+  /** ok: answered; retry: failed and will be retried; error: failed and given up. */
+  outcome: "ok" | "retry" | "error";
+  /** HTTP status, absent when no response arrived. */
+  status?: number | undefined;
+  /** Milliseconds the attempt took. */
+  durationMs: number;
+  /** 1 for the first attempt. */
+  attempt: number;
+}
+
+export interface MetricsOptions {
+  /** Time for checkpoint lag; default the system clock. */
+  clock?: Clock;
+  /**
+   * Reads the stored checkpoints at scrape time (stream → ISO time, or null before the first), so
+   * the lag is right from start-up; default: the checkpoints of the recorded runs.
+   */
+  readCheckpoints?: () => Record<string, string | null>;
+  /** Collect process and Node.js metrics (CPU, memory, event loop); default true. */
+  processMetrics?: boolean;
+}
+
+export interface Metrics {
+  /** Serve with `registry.metrics()` and `registry.contentType`. */
+  readonly registry: Registry;
+  /** Counts a finished run of the given kind (default "sync"). */
+  recordRun(report: RunReport, kind?: RunKind): void;
+  /** The API client's per-attempt hook. */
+  onRequest(event: RequestEvent): void;
+  /** Counts a schedule tick skipped because a run was in flight. */
+  recordSkippedTick(): void;
+  /** The source's total (list-bookings `pagination.total`) against the local row count. */
+  recordDrift(totals: { sourceTotal: number; localTotal: number }): void;
+}
+
+const RUN_SECONDS_BUCKETS = [0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 900, 1800];
+const REQUEST_SECONDS_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+/** Creates the registry and its metrics. */
+export function createMetrics(options: MetricsOptions = {}): Metrics {
+  const clock = options.clock ?? { now: () => new Date() };
+  const registry = new Registry();
+  const runCheckpoints: Record<string, string | null> = {};
+  const m = defineMetrics(registry, () =>
+    checkpointLagSeconds(options.readCheckpoints, runCheckpoints, clock.now()),
+  );
+  if (options.processMetrics ?? true) collectDefaultMetrics({ register: registry, prefix: METRIC_PREFIX });
+
+  return {
+    registry,
+    recordRun(report, kind = "sync") {
+      m.runs.inc({ kind, status: report.status });
+      m.bookings.inc({ change: "new" }, report.inserted);
+      m.bookings.inc({ change: "updated" }, report.updated);
+      m.bookings.inc({ change: "unchanged" }, report.unchanged);
+      m.rejects.inc(report.rejected);
+      m.pages.inc({ kind }, report.pages);
+      m.runSeconds.observe({ kind }, report.durationMs / 1000);
+      if (report.status === "success") m.lastSuccess.set({ kind }, Date.parse(report.finishedAt) / 1000);
+      if (report.checkpointAfter !== null) runCheckpoints[report.stream ?? "all"] = report.checkpointAfter;
+    },
+    onRequest(event) {
+      const status = event.status === undefined ? "none" : String(event.status);
+      m.requests.inc({ endpoint: event.endpoint, outcome: event.outcome, status });
+      if (event.outcome === "retry") m.retries.inc({ endpoint: event.endpoint });
+      m.requestSeconds.observe({ endpoint: event.endpoint }, event.durationMs / 1000);
+    },
+    recordSkippedTick() {
+      m.skippedTicks.inc();
+    },
+    recordDrift(totals) {
+      m.sourceTotal.set(totals.sourceTotal);
+      m.localTotal.set(totals.localTotal);
+      m.drift.set(totals.sourceTotal - totals.localTotal);
+    },
+  };
+}
+
+/** Declares every metric on `registry`; `lags` yields checkpoint lag per stream at scrape time. */
+function defineMetrics(registry: Registry, lags: () => Record<string, number>) {
+  const registers = [registry];
+  const name = (suffix: string) => `${METRIC_PREFIX}${suffix}`;
+  return {
+    runs: new Counter({
+      name: name("runs_total"),
+      help: "Finished runs by kind and status (success, failed, aborted).",
+      labelNames: ["kind", "status"] as const,
+      registers,
+    }),
+    bookings: new Counter({
+      name: name("bookings_total"),
+      help: "Bookings written by runs: change=new (inserted), updated, or unchanged (seen again as stored).",
+      labelNames: ["change"] as const,
+      registers,
+    }),
+    rejects: new Counter({
+      name: name("rejected_total"),
+      help: "Malformed records quarantined instead of stored.",
+      registers,
+    }),
+    pages: new Counter({
+      name: name("pages_total"),
+      help: "API pages read by runs, by kind.",
+      labelNames: ["kind"] as const,
+      registers,
+    }),
+    requests: new Counter({
+      name: name("requests_total"),
+      help: "HTTP attempts to the partner API by endpoint, outcome (ok, retry, error) and status (none without a response).",
+      labelNames: ["endpoint", "outcome", "status"] as const,
+      registers,
+    }),
+    retries: new Counter({
+      name: name("retries_total"),
+      help: "Failed attempts to the partner API that were retried, by endpoint.",
+      labelNames: ["endpoint"] as const,
+      registers,
+    }),
+    requestSeconds: new Histogram({
+      name: name("request_duration_seconds"),
+      help: "Duration of one HTTP attempt to the partner API, by endpoint.",
+      labelNames: ["endpoint"] as const,
+      buckets: REQUEST_SECONDS_BUCKETS,
+      registers,
+    }),
+    runSeconds: new Histogram({
+      name: name("run_duration_seconds"),
+      help: "Duration of finished runs, by kind.",
+      labelNames: ["kind"] as const,
+      buckets: RUN_SECONDS_BUCKETS,
+      registers,
+    }),
+    lastSuccess: new Gauge({
+      name: name("last_success_timestamp_seconds"),
+      help: "Unix time (seconds) the last successful run of each kind finished.",
+      labelNames: ["kind"] as const,
+      registers,
+    }),
+    skippedTicks: new Counter({
+      name: name("skipped_ticks_total"),
+      help: "Schedule ticks skipped because the previous run was still in progress.",
+      registers,
+    }),
+    checkpointLag: new Gauge({
+      name: name("checkpoint_lag_seconds"),
+      help: "Seconds between now and each stream's checkpoint (newest booking known to be fully mirrored); absent before the first.",
+      labelNames: ["stream"] as const,
+      registers,
+      collect() {
+        // Labelled so a stream without a checkpoint has no sample at all, rather than a reassuring 0.
+        this.reset();
+        for (const [stream, lag] of Object.entries(lags())) this.set({ stream }, lag);
+      },
+    }),
+    sourceTotal: new Gauge({
+      name: name("source_bookings"),
+      help: "Bookings the source reports in total (list-bookings pagination.total), at the last check.",
+      registers,
+    }),
+    localTotal: new Gauge({
+      name: name("local_bookings"),
+      help: "Bookings in the local mirror, at the last drift check.",
+      registers,
+    }),
+    drift: new Gauge({
+      name: name("drift_bookings"),
+      help: "Source total minus local count at the last check; positive means the mirror is missing bookings.",
+      registers,
+    }),
+  };
+}
+
+/** now − checkpoint in seconds per stream; streams without a (readable) checkpoint are left out. */
+function checkpointLagSeconds(
+  read: (() => Record<string, string | null>) | undefined,
+  fallback: Record<string, string | null>,
+  now: Date,
+): Record<string, number> {
+  let checkpoints = fallback;
+  if (read) {
+    try {
+      checkpoints = read();
+    } catch {
+      // A scrape must not fail because the database is closing; the lag is simply absent.
+      return {};
+    }
+  }
+  const lags: Record<string, number> = {};
+  for (const [stream, checkpoint] of Object.entries(checkpoints)) {
+    const at = checkpoint === null ? Number.NaN : Date.parse(checkpoint);
+    if (!Number.isNaN(at)) lags[stream] = (now.getTime() - at) / 1000;
+  }
+  return lags;
+}
