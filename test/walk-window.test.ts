@@ -17,7 +17,8 @@ describe("cursorFor", () => {
   it("asks for the newest page without a position", () => expect(cursorFor(null, null)).toBeUndefined());
   it("asks 1 ms past the position while the rule is unknown", () =>
     expect(cursorFor(T(5), null)).toBe("2026-01-01T00:00:05.001Z"));
-  it("asks at the position once the server is known inclusive", () => expect(cursorFor(T(5), true)).toBe(T(5)));
+  it("asks at the position once the server is known inclusive", () =>
+    expect(cursorFor(T(5), true)).toBe(T(5)));
 });
 
 describe("nextStep", () => {
@@ -26,7 +27,11 @@ describe("nextStep", () => {
     [
       "empty page with hasMore=true ends it, with a warning",
       { count: 0, hasMore: true },
-      { kind: "done", reason: "empty", warn: "empty page with hasMore=true; treating it as the end of the feed" },
+      {
+        kind: "done",
+        reason: "empty",
+        warn: "empty page with hasMore=true; treating it as the end of the feed",
+      },
     ],
     ["short last page ends it", { count: 2, times: [T(9), T(8)] }, { kind: "done", reason: "end" }],
     [
@@ -80,7 +85,8 @@ describe("nextStep", () => {
       { upTo: T(5), sentCursor: cursorFor(T(5), null), count: 3, times: [T(9), T(8), T(7)], hasMore: true },
       {
         kind: "stuck",
-        message: "feed answered cursor 2026-01-01T00:00:05.001Z with bookings from 2026-01-01T00:00:07.000Z, none older than 2026-01-01T00:00:05.000Z",
+        message:
+          "feed answered cursor 2026-01-01T00:00:05.001Z with bookings from 2026-01-01T00:00:07.000Z, none older than 2026-01-01T00:00:05.000Z",
       },
     ],
     [

@@ -16,9 +16,12 @@ const T0 = Date.UTC(2026, 0, 1);
 
 const roundArb = (maxRun: number) =>
   fc.record({
-    runs: fc.array(fc.record({ size: fc.integer({ min: 1, max: maxRun }), gap: fc.integer({ min: 1, max: 3000 }) }), {
-      maxLength: 12,
-    }),
+    runs: fc.array(
+      fc.record({ size: fc.integer({ min: 1, max: maxRun }), gap: fc.integer({ min: 1, max: 3000 }) }),
+      {
+        maxLength: 12,
+      },
+    ),
     late: fc.array(fc.integer({ min: 0, max: LOOKBACK_MS - 1 }), { maxLength: 3 }),
     /** One booking dated an hour past our clock (a skewed server node). */
     futureOutlier: fc.boolean(),
@@ -55,14 +58,25 @@ async function play(c: Case, check: (source: SourceBooking[], rows: Set<string>,
       at += run.gap;
       for (let k = 0; k < run.size; k++) source.push({ id: `b${id++}`, at });
     }
-    addLate(source, store.readStream(streamName(undefined)).checkpoint, round.late, c.pageSize, () => `b${id++}`);
+    addLate(
+      source,
+      store.readStream(streamName(undefined)).checkpoint,
+      round.late,
+      c.pageSize,
+      () => `b${id++}`,
+    );
     // The server's clock may run ahead of ours: then the checkpoint is capped at our run start.
     clock.set(c.clockAhead ? at - 2000 : at + 60_000);
     if (round.futureOutlier) source.push({ id: `b${id++}`, at: clock.now().getTime() + 3_600_000 + id });
     for (let attempt = 0; ; attempt++) {
       const first = attempt === 0;
-      const api = fakeFeed(() => source, c.rule, (n) => first && n === round.failAtRequest);
-      if (first && round.killAfterCommits !== undefined) Object.assign(store, killing(store, round.killAfterCommits));
+      const api = fakeFeed(
+        () => source,
+        c.rule,
+        (n) => first && n === round.failAtRequest,
+      );
+      if (first && round.killAfterCommits !== undefined)
+        Object.assign(store, killing(store, round.killAfterCommits));
       const signal = new AbortController().signal;
       const report = await runSync(
         { api, store, clock, logger, signal },
@@ -89,7 +103,8 @@ function addLate(
   for (const d of late) {
     const lateAt = Date.parse(checkpoint) - d;
     // Keep every tie run shorter than a page, so the feed can page through it.
-    if (source.filter((b) => b.at === lateAt).length + 1 < pageSize) source.push({ id: nextId(), at: lateAt });
+    if (source.filter((b) => b.at === lateAt).length + 1 < pageSize)
+      source.push({ id: nextId(), at: lateAt });
   }
 }
 

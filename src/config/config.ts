@@ -54,10 +54,18 @@ export interface ConfigInput {
 }
 
 /** Builds and validates the config. Throws ConfigError naming the setting and the bad value. */
-export function loadConfig({ flags = {}, env, readFile = (p) => readFileSync(p, "utf8") }: ConfigInput): Config {
+export function loadConfig({
+  flags = {},
+  env,
+  readFile = (p) => readFileSync(p, "utf8"),
+}: ConfigInput): Config {
   const out: Record<string, unknown> = {};
   for (const setting of SETTINGS) out[setting.key] = resolve(setting, flags, env);
-  out.apiToken = resolveToken(out.apiToken as string | undefined, out.apiTokenFile as string | undefined, readFile);
+  out.apiToken = resolveToken(
+    out.apiToken as string | undefined,
+    out.apiTokenFile as string | undefined,
+    readFile,
+  );
   delete out.apiTokenFile;
   return out as unknown as Config;
 }
@@ -81,7 +89,8 @@ function resolve(setting: Setting, flags: Record<string, unknown>, env: Record<s
   const fromFlag = setting.flag ? flags[setting.flag] : undefined;
   const fromEnv = setting.env ? env[setting.env] : undefined;
   const raw = fromFlag !== undefined ? fromFlag : fromEnv;
-  if (raw === undefined || (raw === "" && setting.default !== undefined)) return setting.default;
+  // An empty variable means unset, as in most shells' `VAR= cmd` idiom.
+  if (raw === undefined || raw === "") return setting.default;
   const parsed = setting.schema.safeParse(typeof raw === "string" ? raw.trim() : raw);
   if (parsed.success) return parsed.data;
   const name = fromFlag !== undefined ? `--${kebab(setting.flag as string)}` : (setting.env as string);

@@ -7,10 +7,10 @@
  * ahead of data and a killed run resumes where its last commit left it. The next page's request is
  * in flight while the current page is written.
  */
-import type { FeedPage, RunCounters, SyncDeps, WalkProgress } from "./ports.js";
-import type { BookingType } from "./ports.js";
+
 import { PageBuffer } from "./page-buffer.js";
-import { cursorFor, maxOf, nextStep, shift } from "./window.js";
+import type { BookingType, FeedPage, RunCounters, SyncDeps, WalkProgress } from "./ports.js";
+import { cursorFor, maxOf, minOf, nextStep, shift } from "./window.js";
 
 export interface WalkOptions {
   /** Stream name in `sync_state`, e.g. `feed` or `feed:IN`. */
@@ -35,7 +35,16 @@ export interface WalkTotals extends RunCounters {
 }
 
 export function emptyTotals(): WalkTotals {
-  return { pages: 0, requests: 0, retries: 0, inserted: 0, updated: 0, unchanged: 0, rejected: 0, tieOverflows: [] };
+  return {
+    pages: 0,
+    requests: 0,
+    retries: 0,
+    inserted: 0,
+    updated: 0,
+    unchanged: 0,
+    rejected: 0,
+    tieOverflows: [],
+  };
 }
 
 /** The stream's name for a booking-type scope. */
@@ -81,7 +90,10 @@ async function walk(deps: SyncDeps, options: WalkOptions, start: WalkProgress, t
   const buffer = new PageBuffer(deps, options, totals);
   const request = (upTo: string | null, inclusive: boolean | null): Request => {
     const cursor = cursorFor(upTo, inclusive);
-    const page = api.fetchRecent({ limit: options.pageSize, cursor, bookingType: options.bookingType }, signal);
+    const page = api.fetchRecent(
+      { limit: options.pageSize, cursor, bookingType: options.bookingType },
+      signal,
+    );
     page.catch(() => {}); // awaited below; this only keeps a prefetch that fails early from being "unhandled"
     return { upTo, cursor, page };
   };
@@ -95,7 +107,12 @@ async function walk(deps: SyncDeps, options: WalkOptions, start: WalkProgress, t
       const done = advance(progress, current, page, options, totals, logger);
       if (!done) current = request(progress.cursor, progress.inclusive);
       buffer.add(page, done ? null : { ...progress }, done ? checkpointOf(progress) : undefined);
-      options.onPage?.({ stream: options.stream, pages: progress.pages, records: page.records.length, upTo: progress.cursor });
+      options.onPage?.({
+        stream: options.stream,
+        pages: progress.pages,
+        records: page.records.length,
+        upTo: progress.cursor,
+      });
       if (done) break;
       buffer.commitIfDue();
     }
@@ -104,7 +121,10 @@ async function walk(deps: SyncDeps, options: WalkOptions, start: WalkProgress, t
     try {
       buffer.commit();
     } catch (commitErr) {
-      logger.error({ stream: options.stream, err: commitErr }, "could not save the pages read before the failure");
+      logger.error(
+        { stream: options.stream, err: commitErr },
+        "could not save the pages read before the failure",
+      );
     }
     throw err;
   }
@@ -168,5 +188,5 @@ function advance(
 /** The checkpoint a finished walk records: the newest createdAt seen, never past the walk's start. */
 function checkpointOf(progress: WalkProgress): string | undefined {
   if (progress.top === null) return undefined;
-  return progress.top < progress.startedAt ? progress.top : progress.startedAt;
+  return minOf([progress.top, progress.startedAt]);
 }

@@ -96,7 +96,11 @@ export function fakeStore(killAfter = Number.POSITIVE_INFINITY): SyncStore & {
       }
       const prev = streams.get(batch.stream)?.checkpoint ?? null;
       const next = batch.checkpoint && (!prev || batch.checkpoint > prev) ? batch.checkpoint : prev;
-      streams.set(batch.stream, { stream: batch.stream, checkpoint: next, walk: structuredClone(batch.walk) });
+      streams.set(batch.stream, {
+        stream: batch.stream,
+        checkpoint: next,
+        walk: structuredClone(batch.walk),
+      });
       return counts;
     },
     startRun: (_run: RunStart) => 1,
@@ -110,7 +114,9 @@ export function fixedClock(start: number): Clock & { set(ms: number): void } {
 }
 
 /** A logger that keeps what it was told, so tests can assert on warnings. */
-export function memoryLogger(): Logger & { lines: Array<{ level: string; msg?: string | undefined; obj: object }> } {
+export function memoryLogger(): Logger & {
+  lines: Array<{ level: string; msg?: string | undefined; obj: object }>;
+} {
   const lines: Array<{ level: string; msg?: string | undefined; obj: object }> = [];
   const at = (level: string) => (obj: object, msg?: string) => void lines.push({ level, msg, obj });
   return { lines, debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error") };

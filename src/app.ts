@@ -1,0 +1,43 @@
+/**
+ * The composition root: the one place that constructs the real adapters from the config and hands
+ * them to the core as `{ api, store, clock, logger, signal }`.
+ */
+import type { pino } from "pino";
+import { createApiClient, type RequestEvent } from "./api/client.js";
+import type { Config } from "./config/config.js";
+import { requireApi } from "./config/config.js";
+import { createLogger } from "./logger.js";
+import { openStore, type Store } from "./store/index.js";
+import type { Clock, PartnerApi } from "./sync/ports.js";
+
+export const systemClock: Clock = { now: () => new Date() };
+
+export interface App {
+  api: PartnerApi;
+  store: Store;
+  clock: Clock;
+  logger: pino.Logger;
+  close(): void;
+}
+
+export interface AppOptions {
+  logger?: pino.Logger;
+  /** Observes every HTTP attempt (metrics). */
+  onRequest?: (event: RequestEvent) => void;
+}
+
+/** Opens the database (applying migrations) and builds the API client. */
+export function openApp(config: Config, options: AppOptions = {}): App {
+  const { apiBaseUrl, apiToken } = requireApi(config);
+  const logger = options.logger ?? createLogger({ level: config.logLevel });
+  const store = openStore(config.dbPath, { logger });
+  const api = createApiClient({
+    baseUrl: apiBaseUrl,
+    token: apiToken,
+    timeoutMs: config.timeoutMs,
+    maxRetries: config.maxRetries,
+    logger,
+    onRequest: options.onRequest,
+  });
+  return { api, store, clock: systemClock, logger, close: () => store.close() };
+}

@@ -1,0 +1,150 @@
+/**
+ * Benchmark: a cold sync against a bare fetch-and-parse loop over the same feed pages.
+ *
+ *   npm run bench -- [--bookings 200000] [--page-size 100] [--latency-ms 0]
+ *
+ * The simulator runs in its own process so it does not share our event loop, and each mode runs in
+ * a fresh process so its peak RSS is its own. Prints the figures; asserts nothing (targets: sync
+ * within 1.2x of the bare loop, peak RSS flat and under 150 MB).
+ */
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { createApiClient } from "../api/client.js";
+import { systemClock } from "../app.js";
+import { createLogger } from "../logger.js";
+import { openStore } from "../store/index.js";
+import { runSync } from "../sync/run-sync.js";
+
+const CLI = new URL("../cli.js", import.meta.url).pathname;
+const SELF = new URL(import.meta.url).pathname;
+const TOKEN = "sim-token";
+
+interface Result {
+  mode: string;
+  bookings: number;
+  pages: number;
+  ms: number;
+  peakRssMb: number;
+}
+
+/** One mode, in this process: prints a Result as JSON on the last line. */
+async function runMode(mode: "bare" | "sync", url: string, pageSize: number): Promise<void> {
+  const started = performance.now();
+  let bookings = 0;
+  let pages = 0;
+  if (mode === "bare") {
+    let cursor: string | null = null;
+    for (;;) {
+      const qs = new URLSearchParams({ limit: String(pageSize), ...(cursor ? { cursor } : {}) });
+      const res = await fetch(`${url}/partner/booking/fetch-recent-bookings?${qs}`, {
+        headers: { authorization: `Bearer ${TOKEN}`, accept: "application/json" },
+      });
+      const body = JSON.parse(await res.text()) as {
+        data: { bookings: unknown[]; nextCursor: string | null; hasMore: boolean };
+      };
+      pages++;
+      bookings += body.data.bookings.length;
+      if (!body.data.hasMore || !body.data.nextCursor) break;
+      cursor = body.data.nextCursor;
+    }
+  } else {
+    const dir = mkdtempSync(join(tmpdir(), "booking-sync-bench-"));
+    const store = openStore(join(dir, "bench.db"));
+    const logger = createLogger({ level: "warn" });
+    const api = createApiClient({ baseUrl: url, token: TOKEN });
+    const signal = new AbortController().signal;
+    const report = await runSync(
+      { api, store, clock: systemClock, logger, signal },
+      { pageSize, lookbackSeconds: 600 },
+    );
+    store.close();
+    rmSync(dir, { recursive: true, force: true });
+    if (report.status !== "success") throw report.error;
+    bookings = report.inserted;
+    pages = report.pages;
+  }
+  const ms = performance.now() - started;
+  const peakRssMb = process.resourceUsage().maxRSS / 1024;
+  process.stdout.write(`${JSON.stringify({ mode, bookings, pages, ms, peakRssMb } satisfies Result)}\n`);
+}
+
+function startSimulator(bookings: number, latencyMs: number): Promise<{ url: string; child: ChildProcess }> {
+  const args = [
+    CLI,
+    "simulate",
+    "--port",
+    "0",
+    "--bookings",
+    String(bookings),
+    "--latency-ms",
+    String(latencyMs),
+  ];
+  const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "inherit"] });
+  return new Promise((resolve, reject) => {
+    let out = "";
+    child.stdout?.on("data", (d) => {
+      out += d;
+      const m = /listening at (\S+)/.exec(out);
+      if (m?.[1]) resolve({ url: m[1], child });
+    });
+    child.on("exit", (code) => reject(new Error(`simulator exited with ${code}`)));
+  });
+}
+
+function measure(mode: string, url: string, pageSize: number): Result {
+  const out = execFileSync(
+    process.execPath,
+    [SELF, "--mode", mode, "--url", url, "--page-size", String(pageSize)],
+    {
+      encoding: "utf8",
+      maxBuffer: 1 << 20,
+    },
+  );
+  return JSON.parse(out.trim().split("\n").at(-1) as string) as Result;
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      mode: { type: "string" },
+      url: { type: "string" },
+      bookings: { type: "string", default: "200000" },
+      "page-size": { type: "string", default: "100" },
+      "latency-ms": { type: "string", default: "0" },
+      rounds: { type: "string", default: "3" },
+    },
+  });
+  const pageSize = Number(values["page-size"]);
+  if (values.mode === "bare" || values.mode === "sync")
+    return runMode(values.mode, values.url as string, pageSize);
+
+  const bookings = Number(values.bookings);
+  const { url, child } = await startSimulator(bookings, Number(values["latency-ms"]));
+  try {
+    console.log(
+      `feed of ${bookings} bookings, ${pageSize} a page, latency ${values["latency-ms"]} ms, simulator in its own process`,
+    );
+    const best = (mode: string) => {
+      const runs = Array.from({ length: Number(values.rounds) }, () => measure(mode, url, pageSize));
+      return runs.reduce((a, b) => (b.ms < a.ms ? b : a));
+    };
+    const bare = best("bare");
+    const sync = best("sync");
+    for (const r of [bare, sync]) {
+      console.log(
+        `${r.mode.padEnd(5)} ${r.bookings} bookings, ${r.pages} pages in ${(r.ms / 1000).toFixed(2)} s` +
+          ` = ${Math.round(r.bookings / (r.ms / 1000))} bookings/s, peak RSS ${r.peakRssMb.toFixed(0)} MB`,
+      );
+    }
+    console.log(
+      `sync / bare = ${(sync.ms / bare.ms).toFixed(2)}x (target <= 1.20x); best of ${values.rounds} each`,
+    );
+  } finally {
+    child.kill("SIGTERM");
+  }
+}
+
+await main();

@@ -1,0 +1,68 @@
+/** The commander program: global options, one file per command, exit codes 0/1/2. */
+import { Command, CommanderError, Option } from "commander";
+import { describeEnvironment } from "../config/config.js";
+import { registerMigrate } from "./migrate.js";
+import { EXIT, reportError } from "./output.js";
+import { registerSimulate } from "./simulate.js";
+import { registerSync } from "./sync.js";
+
+/** Options every API command takes; each overrides its environment variable. */
+export function withApiOptions(cmd: Command): Command {
+  return cmd
+    .option("--base-url <url>", "partner API base URL including /api/v2 (BOOKING_API_BASE_URL)")
+    .addOption(
+      new Option("--booking-type <type>", "only this booking type (SYNC_BOOKING_TYPE)").choices([
+        "IN",
+        "LC",
+        "ALL",
+      ]),
+    )
+    .option("--page-size <n>", "bookings per request, 1-100 (SYNC_PAGE_SIZE)")
+    .option("--lookback-seconds <s>", "re-read margin below the checkpoint (SYNC_LOOKBACK_SECONDS)")
+    .option("--timeout-ms <ms>", "timeout of one HTTP attempt (SYNC_TIMEOUT_MS)")
+    .option("--max-retries <n>", "retries of a failed request (SYNC_MAX_RETRIES)");
+}
+
+export function buildProgram(): Command {
+  const program = new Command("booking-sync")
+    .description("Mirror partner bookings into a SQLite database you own, incrementally and without loss.")
+    .option("--db <path>", "SQLite database file (BOOKING_DB_PATH)")
+    .option("--log-level <level>", "trace, debug, info, warn, error, fatal or silent (LOG_LEVEL)")
+    .showSuggestionAfterError()
+    .showHelpAfterError("(add --help for usage)")
+    .exitOverride()
+    .addHelpText(
+      "after",
+      `\n${describeEnvironment()}\n\nExit codes: 0 ok, 1 the work failed, 2 bad usage or config.\n` +
+        "Try: npm run demo   (syncs the bundled simulator into ./data/demo.db)",
+    );
+  registerSync(program);
+  registerMigrate(program);
+  registerSimulate(program);
+  return program;
+}
+
+/** Runs the CLI; returns the exit code instead of exiting, so tests and the entry point share it. */
+export async function main(argv: string[]): Promise<number> {
+  const program = buildProgram();
+  let code: number = EXIT.ok;
+  for (const cmd of program.commands) {
+    cmd.exitOverride();
+    cmd.hook("postAction", (_this, action) => {
+      code = (action as Command & { exitCode?: number }).exitCode ?? EXIT.ok;
+    });
+  }
+  try {
+    await program.parseAsync(argv);
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      const ok =
+        err.code === "commander.helpDisplayed" ||
+        err.code === "commander.version" ||
+        err.code === "commander.help";
+      return ok ? EXIT.ok : EXIT.usage;
+    }
+    return reportError(err);
+  }
+  return code;
+}

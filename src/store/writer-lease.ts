@@ -1,0 +1,82 @@
+/**
+ * The single-writer rule for whole commands: take the `writer` lease before writing, renew it while
+ * working, release it at the end. A second process on the same file is told who holds it.
+ */
+import { hostname } from "node:os";
+import type { Clock, Logger } from "../sync/ports.js";
+import { acquireLease, type LeaseHolder, releaseLease, renewLease } from "./lease.js";
+
+const NAME = "writer";
+
+export interface WriterLeaseOptions {
+  clock: Clock;
+  logger: Logger;
+  /** Lease lifetime without renewal, ms; renewed every third of it. Default 60_000. */
+  ttlMs?: number;
+  /** Called if a renewal finds the lease lost (this process stalled past its expiry). */
+  onLost?: () => void;
+}
+
+export type WriterLease =
+  | { acquired: true; holder: string; release(): void }
+  | { acquired: false; heldBy: LeaseHolder; message: string };
+
+/** Tries once to become the database's writer. */
+export function takeWriterLease(
+  store: Parameters<typeof acquireLease>[0],
+  o: WriterLeaseOptions,
+): WriterLease {
+  const ttlMs = o.ttlMs ?? 60_000;
+  const holder = `${hostname()}:${process.pid}:${Math.random().toString(36).slice(2, 8)}`;
+  let result = acquireLease(store, { name: NAME, holder, ttlMs, now: o.clock.now() });
+  if (!result.acquired && holderIsDead(result.heldBy)) {
+    // A killed process on this host cannot renew; waiting out its lease would only delay the rerun.
+    releaseLease(store, { name: NAME, holder: result.heldBy.holder });
+    o.logger.warn(
+      { previous: result.heldBy.holder },
+      "took over the writer lease of a process that no longer runs",
+    );
+    result = acquireLease(store, { name: NAME, holder, ttlMs, now: o.clock.now() });
+  }
+  if (!result.acquired) {
+    const h = result.heldBy;
+    const message =
+      `another booking-sync is writing to this database (pid ${h.pid} on ${h.hostname}, lease until ${h.expiresAt}); ` +
+      "only one writer may run at a time";
+    return { acquired: false, heldBy: h, message };
+  }
+  if (result.tookOverFrom) {
+    o.logger.warn(
+      { previous: result.tookOverFrom.holder },
+      "took over the writer lease left by a stopped process",
+    );
+  }
+  const timer = setInterval(() => {
+    if (!renewLease(store, { name: NAME, holder, ttlMs, now: o.clock.now() })) {
+      o.logger.error({ holder }, "lost the writer lease; stopping");
+      clearInterval(timer);
+      o.onLost?.();
+    }
+  }, ttlMs / 3);
+  timer.unref();
+  return {
+    acquired: true,
+    holder,
+    release() {
+      clearInterval(timer);
+      releaseLease(store, { name: NAME, holder });
+    },
+  };
+}
+
+/** True only when certain: same host, and that pid is gone (or is us, as after a container restart). */
+function holderIsDead(h: LeaseHolder): boolean {
+  if (h.hostname !== hostname()) return false;
+  if (h.pid === process.pid) return true;
+  try {
+    process.kill(h.pid, 0);
+    return false;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "ESRCH";
+  }
+}

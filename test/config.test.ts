@@ -1,0 +1,102 @@
+import { describe, expect, it } from "vitest";
+import { loadConfig, requireApi } from "../src/config/config.js";
+import { ConfigError } from "../src/errors.js";
+
+const env = { BOOKING_API_BASE_URL: "https://partner.example/api/v2/", BOOKING_API_TOKEN: "s3cret-token" };
+
+function configError(fn: () => unknown): ConfigError {
+  try {
+    fn();
+  } catch (err) {
+    if (err instanceof ConfigError) return err;
+    throw err;
+  }
+  throw new Error("expected a ConfigError");
+}
+
+describe("loadConfig", () => {
+  it("applies defaults", () => {
+    const c = loadConfig({ env });
+    expect(c).toMatchObject({
+      apiBaseUrl: "https://partner.example/api/v2",
+      dbPath: "./data/bookings.db",
+      bookingType: undefined,
+      pageSize: 100,
+      lookbackSeconds: 600,
+      maxRetries: 5,
+      logLevel: "info",
+      details: false,
+      schedule: "* * * * *",
+      httpPort: 8080,
+    });
+  });
+
+  it("takes flags over environment over defaults", () => {
+    const c = loadConfig({
+      env: { ...env, SYNC_PAGE_SIZE: "50", BOOKING_DB_PATH: "/env.db" },
+      flags: { db: "/flag.db" },
+    });
+    expect(c.pageSize).toBe(50);
+    expect(c.dbPath).toBe("/flag.db");
+  });
+
+  it.each([
+    ["SYNC_PAGE_SIZE", "500", "a whole number from 1 to 100"],
+    ["SYNC_PAGE_SIZE", "ten", "a whole number from 1 to 100"],
+    ["SYNC_BOOKING_TYPE", "XX", "IN, LC"],
+    ["SYNC_LOOKBACK_SECONDS", "-1", "whole seconds"],
+    ["LOG_LEVEL", "loud", "trace, debug, info"],
+    ["SYNC_SCHEDULE", "every minute", "a cron expression"],
+    ["BOOKING_API_BASE_URL", "ftp://x", "an http(s) URL"],
+    ["SYNC_DETAILS", "maybe", "true or false"],
+  ])("rejects %s=%s naming the variable, the value and what is accepted", (name, value, accepts) => {
+    const err = configError(() => loadConfig({ env: { ...env, [name]: value } }));
+    expect(err.message).toContain(name);
+    expect(err.message).toContain(JSON.stringify(value));
+    expect(err.message).toContain(accepts);
+  });
+
+  it("names the flag when the bad value came from a flag", () => {
+    const err = configError(() => loadConfig({ env, flags: { pageSize: "0" } }));
+    expect(err.message).toMatch(/^--page-size = "0"/);
+  });
+
+  it("reads the token from BOOKING_API_TOKEN_FILE, trimmed", () => {
+    const c = loadConfig({
+      env: { BOOKING_API_BASE_URL: env.BOOKING_API_BASE_URL, BOOKING_API_TOKEN_FILE: "/run/secrets/t" },
+      readFile: (p) => (p === "/run/secrets/t" ? "file-token\n" : ""),
+    });
+    expect(c.apiToken).toBe("file-token");
+  });
+
+  it("says which token file cannot be read, without a token in the message", () => {
+    const err = configError(() =>
+      loadConfig({
+        env: { BOOKING_API_TOKEN_FILE: "/missing" },
+        readFile: () => {
+          throw Object.assign(new Error("nope"), { code: "ENOENT" });
+        },
+      }),
+    );
+    expect(err.message).toBe('BOOKING_API_TOKEN_FILE = "/missing" cannot be read (ENOENT)');
+  });
+
+  it("refuses a token given twice", () => {
+    expect(() => loadConfig({ env: { ...env, BOOKING_API_TOKEN_FILE: "/x" }, readFile: () => "t" })).toThrow(
+      /both BOOKING_API_TOKEN and BOOKING_API_TOKEN_FILE/,
+    );
+  });
+
+  it("requires the API settings only where the API is used", () => {
+    const c = loadConfig({ env: {} });
+    expect(configError(() => requireApi(c)).message).toBe("BOOKING_API_BASE_URL is not set");
+    expect(
+      configError(() => requireApi(loadConfig({ env: { BOOKING_API_BASE_URL: "http://h/api/v2" } }))).message,
+    ).toMatch(/no API token/);
+  });
+
+  it("never echoes a secret in an error", () => {
+    const err = configError(() => loadConfig({ env: { ...env, BOOKING_API_TOKEN: " \t " } }));
+    expect(err.message).toBe("BOOKING_API_TOKEN = (hidden) is not valid: expected a non-empty bearer token");
+  });
+});

@@ -1,0 +1,112 @@
+/**
+ * Real pieces wired for a test: the bundled simulator on 127.0.0.1:0, a SQLite file in a temp dir,
+ * the real API client (fast backoff), and the CLI as a subprocess.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { createApiClient } from "../../src/api/client.js";
+import { systemClock } from "../../src/app.js";
+import { type Simulator, type SimulatorOptions, startSimulator } from "../../src/simulator/index.js";
+import { openStore, type Store } from "../../src/store/index.js";
+import { runSync, type SyncOptions } from "../../src/sync/run-sync.js";
+import { memoryLogger } from "./fakes.js";
+
+export const CLI = join(import.meta.dirname, "../../dist/cli.js");
+
+export interface Harness {
+  dir: string;
+  dbPath: string;
+  sim: Simulator;
+  store: Store;
+  logger: ReturnType<typeof memoryLogger>;
+  sync(options?: Partial<SyncOptions>): ReturnType<typeof runSync>;
+  /** Ids in the mirror. */
+  mirrorIds(): string[];
+  /** Ids the simulator serves (optionally one booking type). */
+  sourceIds(bookingType?: "IN" | "LC"): string[];
+  /** Environment for a CLI subprocess against this simulator and database. */
+  env(extra?: Record<string, string>): NodeJS.ProcessEnv;
+  close(): Promise<void>;
+}
+
+export async function harness(options: SimulatorOptions & { pageSize?: number } = {}): Promise<Harness> {
+  const dir = mkdtempSync(join(tmpdir(), "booking-sync-"));
+  const dbPath = join(dir, "bookings.db");
+  const sim = await startSimulator({ seed: 11, ...options });
+  const store = openStore(dbPath);
+  const logger = memoryLogger();
+  const api = createApiClient({
+    baseUrl: sim.url,
+    token: "sim-token",
+    minBackoffMs: 1,
+    maxBackoffMs: 20,
+    maxRetryAfterMs: 50,
+    logger,
+  });
+  const deps = { api, store, clock: systemClock, logger, signal: new AbortController().signal };
+  const pageSize = options.pageSize ?? 100;
+  return {
+    dir,
+    dbPath,
+    sim,
+    store,
+    logger,
+    sync: (o = {}) => runSync(deps, { pageSize, lookbackSeconds: 600, ...o }),
+    mirrorIds: () => store.db.prepare("SELECT id FROM bookings ORDER BY id").pluck().all() as string[],
+    sourceIds: (bookingType) =>
+      sim
+        .allSummaries(bookingType ? { bookingType } : {})
+        .map((b) => b._id)
+        .sort(),
+    env: (extra = {}) => ({
+      ...process.env,
+      BOOKING_API_BASE_URL: sim.url,
+      BOOKING_API_TOKEN: "sim-token",
+      BOOKING_DB_PATH: dbPath,
+      SYNC_PAGE_SIZE: String(pageSize),
+      LOG_LEVEL: "info",
+      ...extra,
+    }),
+    async close() {
+      store.close();
+      await sim.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs the CLI asynchronously (a synchronous spawn would block the in-process simulator).
+ * `onSpawn` gets the child, e.g. to kill it when an event arrives.
+ */
+export function runCli(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  onSpawn?: (child: ChildProcess) => void,
+): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], { env, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => (stdout += d));
+    child.stderr.on("data", (d) => (stderr += d));
+    child.on("error", reject);
+    child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }));
+    onSpawn?.(child);
+  });
+}
+
+/** Opens the database as an analyst would: a separate read-only connection, no busy timeout. */
+export function analyst(dbPath: string): Database.Database {
+  return new Database(dbPath, { readonly: true, fileMustExist: true, timeout: 0 });
+}
