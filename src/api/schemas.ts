@@ -72,7 +72,14 @@ const item = z.looseObject({
 const pkg = z.looseObject({
   actualWeight: optNum,
   packageDimension: z
-    .looseObject({ length: optNum, width: optNum, height: optNum, weight: optNum, price: optNum, _id: optStr })
+    .looseObject({
+      length: optNum,
+      width: optNum,
+      height: optNum,
+      weight: optNum,
+      price: optNum,
+      _id: optStr,
+    })
     .nullish(),
   predefinedDimension: optStr,
   items: z.array(item).nullish(),

@@ -54,7 +54,10 @@ export class PageBuffer {
       syncedAt: clock.now().toISOString(),
     });
     for (const r of this.rejects) {
-      logger.warn({ stream: this.options.stream, id: r.id, reason: r.reason }, "record rejected and quarantined");
+      logger.warn(
+        { stream: this.options.stream, id: r.id, reason: r.reason },
+        "record rejected and quarantined",
+      );
     }
     this.totals.inserted += counts.inserted;
     this.totals.updated += counts.updated;
@@ -72,7 +75,13 @@ export class PageBuffer {
     this.lastLogAt = now;
     const t = this.totals;
     this.deps.logger.info(
-      { stream: this.options.stream, pages: t.pages, new: t.inserted, updated: t.updated, upTo: this.progress?.cursor },
+      {
+        stream: this.options.stream,
+        pages: t.pages,
+        new: t.inserted,
+        updated: t.updated,
+        upTo: this.progress?.cursor,
+      },
       "sync progress",
     );
   }

@@ -51,7 +51,11 @@ export type Step =
 export function nextStep(f: PageFacts): Step {
   if (f.count === 0) {
     return f.hasMore
-      ? { kind: "done", reason: "empty", warn: "empty page with hasMore=true; treating it as the end of the feed" }
+      ? {
+          kind: "done",
+          reason: "empty",
+          warn: "empty page with hasMore=true; treating it as the end of the feed",
+        }
       : { kind: "done", reason: "empty" };
   }
   const full = f.count >= f.limit;
