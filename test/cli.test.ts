@@ -54,7 +54,7 @@ describe("booking-sync CLI", () => {
     expect(r.stderr).toContain("Invalid or expired token");
     expect(r.stdout + r.stderr).not.toContain(SECRET);
     expect(h.mirrorIds()).toEqual([]);
-    expect(h.store.lastRun("sync")?.status).toBe("failed");
+    expect(h.store.lastRun("sync")).toMatchObject({ status: "failed", requests: 1, retries: 0 });
   });
 
   it("prints a one-line summary and exits 0; the token appears in no log line, even at debug", async () => {

@@ -52,7 +52,15 @@ export function takeWriterLease(
     );
   }
   const timer = setInterval(() => {
-    if (!renewLease(store, { name: NAME, holder, ttlMs, now: o.clock.now() })) {
+    let renewed: boolean;
+    try {
+      renewed = renewLease(store, { name: NAME, holder, ttlMs, now: o.clock.now() });
+    } catch (err) {
+      // A busy or briefly unavailable database: the next tick tries again, well before expiry.
+      o.logger.warn({ err }, "could not renew the writer lease; retrying");
+      return;
+    }
+    if (!renewed) {
       o.logger.error({ holder }, "lost the writer lease; stopping");
       clearInterval(timer);
       o.onLost?.();

@@ -14,13 +14,16 @@ export class PageBuffer {
   private progress: WalkProgress | null = null;
   private checkpoint: string | undefined;
   private firstAt = 0;
-  private lastLogAt = 0;
+  /** Progress is logged every few seconds of a long walk; a quick sync logs only its summary. */
+  private lastLogAt: number;
 
   constructor(
     private readonly deps: SyncDeps,
     private readonly options: WalkOptions,
     private readonly totals: WalkTotals,
-  ) {}
+  ) {
+    this.lastLogAt = deps.clock.now().getTime();
+  }
 
   /** Buffers a page with the walk's progress after it (null and a checkpoint when the walk ended). */
   add(page: FeedPage, progress: WalkProgress | null, checkpoint?: string): void {

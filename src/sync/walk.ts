@@ -8,6 +8,7 @@
  * in flight while the current page is written.
  */
 
+import { ApiError } from "../errors.js";
 import { PageBuffer } from "./page-buffer.js";
 import type { BookingType, FeedPage, RunCounters, SyncDeps, WalkProgress } from "./ports.js";
 import { cursorFor, maxOf, minOf, nextStep, shift } from "./window.js";
@@ -117,6 +118,7 @@ async function walk(deps: SyncDeps, options: WalkOptions, start: WalkProgress, t
       buffer.commitIfDue();
     }
   } catch (err) {
+    countAttempts(totals, err);
     // Whatever was read is kept; its progress is that of its last page, so a rerun resumes there.
     try {
       buffer.commit();
@@ -183,6 +185,14 @@ function advance(
     case "stuck":
       throw new Error(`walk ${options.stream}: ${step.message}; stopping to avoid an endless loop`);
   }
+}
+
+/** A request that failed still cost its attempts; count them. */
+function countAttempts(totals: WalkTotals, err: unknown): void {
+  const attempts = err instanceof ApiError ? err.attempts : undefined;
+  if (!attempts) return;
+  totals.requests += attempts;
+  totals.retries += attempts - 1;
 }
 
 /** The checkpoint a finished walk records: the newest createdAt seen, never past the walk's start. */
