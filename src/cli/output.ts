@@ -1,5 +1,8 @@
 /** What a command prints for people: one summary line, and errors that say what to do next. */
 import { ConfigError, findCause } from "../errors.js";
+import type { BackfillReport } from "../sync/backfill.js";
+import type { DetailsReport } from "../sync/details.js";
+import type { ReconcileReport } from "../sync/reconcile.js";
 import type { SyncReport } from "../sync/run-sync.js";
 
 export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
@@ -13,7 +16,50 @@ export function syncSummary(r: SyncReport): string {
   return (
     `${head} ${r.stream}: ${r.inserted} new, ${r.updated} updated, ${r.unchanged} unchanged${rejects}${ties}` +
     ` · ${plural(r.pages, "page")}, ${plural(r.requests, "request")}${retries} · ${seconds(r.durationMs)}` +
-    ` · checkpoint ${r.checkpointAfter ?? "none"}`
+    ` · checkpoint ${r.checkpointAfter ?? "none"}` +
+    (r.details ? ` · ${detailsPart(r.details)}` : "") +
+    (r.drift ? ` · source ${r.drift.sourceTotal} / mirror ${r.drift.localTotal}` : "")
+  );
+}
+
+/** The details pass's share of a sync line (its counts are included in the sync's). */
+function detailsPart(d: DetailsReport): string {
+  if (d.end === "idle") return "details: none needed";
+  const more = d.end === "limit" ? ", page limit reached (the next run continues)" : "";
+  return `details: ${d.found} of ${d.wanted} found, ${d.updated + d.inserted} stored in ${plural(d.pages, "page")}${more}`;
+}
+
+/** One line for a backfill: what changed, what it cost, what the re-reads did. */
+export function backfillSummary(r: BackfillReport): string {
+  const head = r.status === "success" ? "backfill" : `backfill ${r.status.toUpperCase()}`;
+  const retries = r.retries ? ` (${r.retries} ${r.retries === 1 ? "retry" : "retries"})` : "";
+  const rejects = r.rejected ? `, ${r.rejected} rejected` : "";
+  const rereads = r.rereadPages
+    ? `, ${r.rereadPages} re-read after shifts (${plural(r.rounds, "round")})`
+    : "";
+  const rate =
+    r.durationMs > 0 ? Math.round(((r.inserted + r.updated + r.unchanged) * 1000) / r.durationMs) : 0;
+  const next =
+    r.status === "success"
+      ? ` · checkpoint ${r.checkpointAfter ?? "unchanged (filtered)"}`
+      : " · run it again to resume";
+  return (
+    `${head} ${r.stream}${r.resumed ? " (resumed)" : ""}: ${r.inserted} new, ${r.updated} updated, ` +
+    `${r.unchanged} unchanged${rejects} · ${plural(r.pages, "page")}${rereads}, ${plural(r.requests, "request")}${retries}` +
+    ` · ${seconds(r.durationMs)}, ${rate} bookings/s${next}`
+  );
+}
+
+/** One line for a reconcile: what changed and what went missing. */
+export function reconcileSummary(r: ReconcileReport): string {
+  const head = r.status === "success" ? "reconcile" : `reconcile ${r.status.toUpperCase()}`;
+  const retries = r.retries ? ` (${r.retries} ${r.retries === 1 ? "retry" : "retries"})` : "";
+  const rejects = r.rejected ? `, ${r.rejected} rejected` : "";
+  const missing = r.status === "success" ? `, ${r.missing} newly missing` : ", nothing marked missing";
+  return (
+    `${head} ${r.since ? `since ${r.since}` : "all"}: ${r.inserted} new, ${r.updated} updated, ` +
+    `${r.unchanged} unchanged${rejects}${missing} · ${plural(r.pages, "page")}, ${plural(r.requests, "request")}${retries}` +
+    ` · ${seconds(r.durationMs)}`
   );
 }
 

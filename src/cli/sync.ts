@@ -12,6 +12,10 @@ export function registerSync(program: Command): void {
   withApiOptions(program.command("sync"))
     .description("run one incremental sync of the booking feed, then exit")
     .option("--details", "then fill in full details of new bookings (SYNC_DETAILS)")
+    .option(
+      "--details-max-pages <n>",
+      "list-bookings pages one details pass may read (SYNC_DETAILS_MAX_PAGES)",
+    )
     .action(async function (this: Command) {
       (this as Command & { exitCode?: number }).exitCode = await syncAction(this.optsWithGlobals());
     });
@@ -27,7 +31,13 @@ async function syncAction(flags: Record<string, unknown>): Promise<number> {
     if (!lease.acquired) throw new Error(lease.message);
     const report = await runSync(
       { ...app, signal: signals.signal },
-      { bookingType: config.bookingType, pageSize: config.pageSize, lookbackSeconds: config.lookbackSeconds },
+      {
+        bookingType: config.bookingType,
+        pageSize: config.pageSize,
+        lookbackSeconds: config.lookbackSeconds,
+        details: config.details,
+        detailsMaxPages: config.detailsMaxPages,
+      },
     ).finally(() => lease.release());
     process.stdout.write(`${syncSummary(report)}\n`);
     if (report.status !== "success") {

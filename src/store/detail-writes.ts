@@ -51,9 +51,13 @@ export function detailWriter(
       listed_by_run = coalesce(@listedBy, listed_by_run), missing_since = NULL
     WHERE id = @id`);
   // Unchanged or stale rows were still served by the source: it lists them, and they are not missing.
+  // If the summary changed since the details were read, the details were just confirmed current:
+  // move detail_synced_at so the booking leaves the details queue instead of being re-read forever.
   const touch = db.prepare(`
-    UPDATE bookings SET missing_since = NULL, listed_by_run = coalesce(@listedBy, listed_by_run)
-    WHERE id = @id AND (missing_since IS NOT NULL OR (@listedBy IS NOT NULL AND listed_by_run IS NOT @listedBy))`);
+    UPDATE bookings SET missing_since = NULL, listed_by_run = coalesce(@listedBy, listed_by_run),
+      detail_synced_at = CASE WHEN summary_synced_at > detail_synced_at THEN @syncedAt ELSE detail_synced_at END
+    WHERE id = @id AND (missing_since IS NOT NULL OR (@listedBy IS NOT NULL AND listed_by_run IS NOT @listedBy)
+      OR summary_synced_at > detail_synced_at)`);
   const deletePackages = db.prepare("DELETE FROM booking_packages WHERE booking_id = ?");
   const deleteItems = db.prepare("DELETE FROM booking_items WHERE booking_id = ?");
   const insertPackage = db.prepare(`
@@ -93,7 +97,7 @@ export function detailWriter(
     const stale =
       stored.remote !== null && row.remoteUpdatedAt !== null && stored.remote > row.remoteUpdatedAt;
     if (stale || stored.json === row.json) {
-      touch.run({ id: b.id, listedBy: row.listedBy });
+      touch.run({ id: b.id, listedBy: row.listedBy, syncedAt: row.syncedAt });
       return "unchanged";
     }
     update.run(row);

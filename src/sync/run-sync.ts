@@ -1,9 +1,13 @@
 /**
- * One incremental sync run: the feed walk for the configured stream, recorded in `sync_runs`.
- * Shared by the `sync` command and the daemon, so both behave the same.
+ * One incremental sync run: the feed walk for the configured stream, then (when asked) the details
+ * pass, then a drift check, recorded in `sync_runs`. Shared by the `sync` command and the daemon,
+ * so both behave the same.
  */
-import { coerceError, isAbortError } from "../errors.js";
-import type { BookingType, RunStatus, SyncDeps } from "./ports.js";
+import { coerceError, isAbortError, wrapError } from "../errors.js";
+import type { DetailStore, DriftStore } from "./detail-ports.js";
+import { type DetailsReport, emptyDetailsReport, fillDetails } from "./details.js";
+import { checkDrift, type Drift } from "./drift.js";
+import type { BookingType, RunStatus, SyncDeps, SyncStore } from "./ports.js";
 import { emptyTotals, streamName, syncStream, type WalkOptions, type WalkTotals } from "./walk.js";
 
 export interface SyncOptions {
@@ -16,6 +20,10 @@ export interface SyncOptions {
   /** Pages per transaction at most; default 20. */
   batchPages?: number;
   onPage?: WalkOptions["onPage"];
+  /** After the walk, fill in details through list-bookings (details.ts); default false. */
+  details?: boolean | undefined;
+  /** list-bookings pages the details pass may read; default 50. */
+  detailsMaxPages?: number | undefined;
 }
 
 export interface SyncReport extends WalkTotals {
@@ -29,9 +37,20 @@ export interface SyncReport extends WalkTotals {
   durationMs: number;
   /** Why the run failed; undefined on success. */
   error?: Error | undefined;
+  /** The details pass's share of the counters, when it ran. */
+  details?: DetailsReport | undefined;
+  /** The drift check's totals, when it ran and succeeded. */
+  drift?: Drift | undefined;
 }
 
-/** Runs one sync. Never throws for a failed sync: the report says `failed` and carries the error. */
+/** A store that can also serve the details pass and the drift check (the real `Store` can). */
+export type FullSyncStore = SyncStore & DetailStore & DriftStore;
+
+/**
+ * Runs one sync. Never throws for a failed sync: the report says `failed` and carries the error.
+ * The details pass and the drift check need a store with the list ports (`FullSyncStore`); a store
+ * with only the feed port (the walk's fakes) skips the drift check.
+ */
 export async function runSync(deps: SyncDeps, options: SyncOptions): Promise<SyncReport> {
   const { store, clock, logger, signal } = deps;
   const stream = streamName(options.bookingType);
@@ -58,6 +77,11 @@ export async function runSync(deps: SyncDeps, options: SyncOptions): Promise<Syn
     error = coerceError(err);
     status = signal.aborted && isAbortError(err) ? "aborted" : "failed";
   }
+  const extra = status === "success" ? await afterWalk(deps, options, runId, totals) : {};
+  if (extra.error) {
+    error = extra.error;
+    status = signal.aborted && isAbortError(extra.error) ? "aborted" : "failed";
+  }
   const finished = clock.now();
   const checkpointAfter = store.readStream(stream).checkpoint;
   const message = error ? error.message : null;
@@ -79,9 +103,57 @@ export async function runSync(deps: SyncDeps, options: SyncOptions): Promise<Syn
     finishedAt: finished.toISOString(),
     durationMs: finished.getTime() - started.getTime(),
     error,
+    details: extra.details,
+    drift: extra.drift,
   };
-  logRun(deps.logger, report);
+  logRun(logger, report);
   return report;
+}
+
+const COUNTERS = ["pages", "requests", "retries", "inserted", "updated", "unchanged", "rejected"] as const;
+
+/** The details pass (when asked) and the drift check; their costs and changes add to `totals`. */
+async function afterWalk(
+  deps: SyncDeps,
+  options: SyncOptions,
+  runId: number,
+  totals: WalkTotals,
+): Promise<{ details?: DetailsReport; drift?: Drift; error?: Error }> {
+  const store = listPorts(deps.store);
+  const out: { details?: DetailsReport; drift?: Drift; error?: Error } = {};
+  if (options.details) {
+    if (!store) return { error: new Error("details: this store cannot store full records") };
+    const details = emptyDetailsReport();
+    out.details = details;
+    try {
+      await fillDetails(
+        { ...deps, store },
+        { pageSize: options.pageSize, maxPages: options.detailsMaxPages },
+        details,
+      );
+    } catch (err) {
+      out.error = wrapError("details", err);
+    }
+    for (const k of COUNTERS) totals[k] += details[k];
+    if (out.error) return out;
+  }
+  // list-bookings cannot filter by booking type, so a typed stream has nothing to compare with.
+  if (store && options.bookingType === undefined) {
+    try {
+      out.drift = await checkDrift({ ...deps, store }, runId);
+      totals.requests += out.drift.attempts;
+      totals.retries += out.drift.attempts - 1;
+    } catch (err) {
+      deps.logger.warn({ err: coerceError(err) }, "drift check failed; the sync itself is not affected");
+    }
+  }
+  return out;
+}
+
+function listPorts(store: SyncStore): FullSyncStore | undefined {
+  const s = store as Partial<FullSyncStore>;
+  const has = [s.commitDetailBatch, s.bookingsNeedingDetails, s.readProgress, s.countBookings, s.recordDrift];
+  return has.every((f) => typeof f === "function") ? (store as FullSyncStore) : undefined;
 }
 
 function joinNote(message: string | null, ties: string[]): string {
@@ -103,8 +175,13 @@ function logRun(logger: SyncDeps["logger"], r: SyncReport): void {
     retries: r.retries,
     durationMs: r.durationMs,
     checkpoint: r.checkpointAfter,
+    ...(r.details
+      ? { detailsFound: r.details.found, detailsWanted: r.details.wanted, detailsEnd: r.details.end }
+      : {}),
+    ...(r.drift ? { sourceTotal: r.drift.sourceTotal, localTotal: r.drift.localTotal } : {}),
   };
   if (r.status === "success") logger.info(fields, "sync finished");
-  else if (r.status === "aborted") logger.warn(fields, "sync stopped before it finished; the next run resumes");
+  else if (r.status === "aborted")
+    logger.warn(fields, "sync stopped before it finished; the next run resumes");
   else logger.error({ ...fields, err: r.error }, `sync failed: ${r.error?.message}`);
 }

@@ -1,0 +1,120 @@
+/**
+ * Progress of a long command: a bar on a terminal (cli-progress, on stderr), and a JSON log line
+ * every few seconds otherwise, so a container's log shows the job moving.
+ */
+import cliProgress from "cli-progress";
+import type { Logger } from "../sync/ports.js";
+
+export interface ProgressEvent {
+  pages: number;
+  /** Pages planned; unknown (no bar, just counts) when undefined or null. */
+  totalPages?: number | null | undefined;
+  bookings: number;
+  /** Bookings per second. */
+  ratePerSec: number;
+  /** Seconds left, when known. */
+  etaSec?: number | null | undefined;
+  /** A few words of context, e.g. how far back a walk has reached. */
+  note?: string | undefined;
+}
+
+export interface ProgressView {
+  update(event: ProgressEvent): void;
+  /** Ends the bar (or logs the last line); safe to call twice. */
+  stop(): void;
+}
+
+export interface ProgressViewOptions {
+  /** What is progressing, e.g. "backfill". */
+  label: string;
+  logger: Logger;
+  /** Draw a bar; default: when stderr is a terminal. */
+  tty?: boolean | undefined;
+  /** Least time between two log lines when not drawing a bar, ms; default 5000. */
+  intervalMs?: number | undefined;
+  /** Clock for the log throttle, ms; default Date.now. */
+  now?: (() => number) | undefined;
+}
+
+/** A bar on a terminal, throttled JSON log lines otherwise. */
+export function progressView(options: ProgressViewOptions): ProgressView {
+  const tty = options.tty ?? Boolean(process.stderr.isTTY);
+  return tty ? barView(options.label) : logView(options);
+}
+
+function barView(label: string): ProgressView {
+  const withTotal = new cliProgress.SingleBar(
+    {
+      format: `${label} [{bar}] {value}/{total} pages | {bookings} bookings | {rate}/s | ETA {eta_text}`,
+      stream: process.stderr,
+      hideCursor: true,
+      etaBuffer: 50,
+    },
+    cliProgress.Presets.shades_classic,
+  );
+  const counting = new cliProgress.SingleBar(
+    {
+      format: `${label} {value} pages | {bookings} bookings | {rate}/s {note}`,
+      stream: process.stderr,
+      hideCursor: true,
+    },
+    cliProgress.Presets.shades_classic,
+  );
+  let bar: cliProgress.SingleBar | undefined;
+  return {
+    update(e) {
+      const payload = {
+        bookings: e.bookings,
+        rate: Math.round(e.ratePerSec),
+        eta_text: e.etaSec === null || e.etaSec === undefined ? "?" : formatSeconds(e.etaSec),
+        note: e.note ?? "",
+      };
+      const total = e.totalPages ?? null;
+      if (!bar) {
+        bar = total === null ? counting : withTotal;
+        bar.start(total ?? 0, e.pages, payload);
+        return;
+      }
+      if (total !== null) bar.setTotal(total);
+      bar.update(e.pages, payload);
+    },
+    stop() {
+      bar?.stop();
+      bar = undefined;
+    },
+  };
+}
+
+function logView(options: ProgressViewOptions): ProgressView {
+  const now = options.now ?? Date.now;
+  const interval = options.intervalMs ?? 5000;
+  let lastAt = now();
+  let last: ProgressEvent | undefined;
+  let logged = true;
+  const log = (e: ProgressEvent) => {
+    const fields = { ...e, ratePerSec: Math.round(e.ratePerSec * 10) / 10 };
+    if (e.etaSec !== null && e.etaSec !== undefined) fields.etaSec = Math.round(e.etaSec);
+    options.logger.info(fields, `${options.label} progress`);
+    logged = true;
+  };
+  return {
+    update(e) {
+      last = e;
+      logged = false;
+      if (now() - lastAt < interval) return;
+      lastAt = now();
+      log(e);
+    },
+    stop() {
+      if (last && !logged) log(last);
+    },
+  };
+}
+
+/** 75 → "1m15s", 3700 → "1h01m". */
+export function formatSeconds(sec: number): string {
+  const s = Math.max(0, Math.round(sec));
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, "0")}s`;
+  return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, "0")}m`;
+}

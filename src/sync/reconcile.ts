@@ -1,0 +1,136 @@
+/**
+ * Reconcile: re-read list-bookings over a window (bookings created since a time, or all) to pick
+ * up changes the feed does not show (paid, states, amounts; through the stale-write-guarded detail
+ * upsert), then, only after a walk that completed, mark the bookings in the window the source no
+ * longer served (`missing_since`; never deleted, cleared when seen again).
+ *
+ * Which bookings the walk saw is kept in the database, not in memory: every stored page carries
+ * the run id (`listed_by_run`), so the mirror's size does not matter.
+ */
+import { coerceError, isAbortError } from "../errors.js";
+import type { ListDeps, ReconcileStore } from "./detail-ports.js";
+import { storeListPage, walkList } from "./list-walk.js";
+import type { ListPage, RunCounters, RunStatus } from "./ports.js";
+
+export interface ReconcileOptions {
+  /** Judge only bookings created at or after this time (ISO); null re-reads the whole list. */
+  since: string | null;
+  /** Bookings per request, 1–100; default 100. */
+  pageSize?: number | undefined;
+  /** Called after each page is stored. */
+  onPage?: ((event: { pages: number; bookings: number; upTo: string | null }) => void) | undefined;
+}
+
+export interface ReconcileReport extends RunCounters {
+  runId: number;
+  status: Exclude<RunStatus, "running">;
+  since: string | null;
+  /** Bookings newly marked missing (only after a complete walk). */
+  missing: number;
+  startedAt: string;
+  finishedAt: string;
+  durationMs: number;
+  /** Why the run failed; undefined on success. */
+  error?: Error | undefined;
+}
+
+/** Runs one reconcile pass. Never throws for a failed run: the report says so. */
+export async function runReconcile(
+  deps: ListDeps<ReconcileStore>,
+  options: ReconcileOptions,
+): Promise<ReconcileReport> {
+  const { store, clock } = deps;
+  const started = clock.now();
+  const startedAt = started.toISOString();
+  const { since } = options;
+  const runId = store.startRun({ kind: "reconcile", stream: "reconcile", startedAt, checkpointBefore: null });
+  const totals: RunCounters = {
+    pages: 0,
+    requests: 0,
+    retries: 0,
+    inserted: 0,
+    updated: 0,
+    unchanged: 0,
+    rejected: 0,
+  };
+  let missing = 0;
+  let status: ReconcileReport["status"] = "success";
+  let error: Error | undefined;
+  let bookings = 0;
+  try {
+    await walkList(
+      deps,
+      {
+        pageSize: options.pageSize ?? 100,
+        judge(page, step) {
+          // Only a page with no gap above it may end the walk: a gap could hide bookings in the window.
+          const oldest = oldestOf(page);
+          return since !== null && step.contiguous && oldest !== null && oldest < since;
+        },
+        onPage(page) {
+          storeListPage(deps, page, { listedBy: runId }, totals);
+          bookings += page.records.length;
+          options.onPage?.({ pages: totals.pages, bookings, upTo: oldestOf(page) });
+        },
+      },
+      totals,
+    );
+    missing = store.markUnlisted({ runId, startedAt, at: clock.now().toISOString(), since });
+  } catch (err) {
+    error = coerceError(err);
+    status = deps.signal.aborted && isAbortError(err) ? "aborted" : "failed";
+  }
+  const finished = clock.now();
+  store.finishRun(runId, {
+    ...totals,
+    status,
+    finishedAt: finished.toISOString(),
+    checkpointAfter: null,
+    error: error?.message ?? null,
+  });
+  const report: ReconcileReport = {
+    ...totals,
+    runId,
+    status,
+    since,
+    missing,
+    startedAt,
+    finishedAt: finished.toISOString(),
+    durationMs: finished.getTime() - started.getTime(),
+    error,
+  };
+  logRun(deps.logger, report);
+  return report;
+}
+
+function oldestOf(page: ListPage): string | null {
+  let oldest: string | null = null;
+  for (const r of page.records)
+    if (r.createdAt !== null && (oldest === null || r.createdAt < oldest)) oldest = r.createdAt;
+  return oldest;
+}
+
+function logRun(logger: ListDeps<unknown>["logger"], r: ReconcileReport): void {
+  const fields = {
+    runId: r.runId,
+    status: r.status,
+    since: r.since,
+    new: r.inserted,
+    updated: r.updated,
+    unchanged: r.unchanged,
+    rejected: r.rejected,
+    missing: r.missing,
+    pages: r.pages,
+    requests: r.requests,
+    retries: r.retries,
+    durationMs: r.durationMs,
+  };
+  if (r.status === "success") logger.info(fields, "reconcile finished");
+  else if (r.status === "aborted")
+    logger.warn(fields, "reconcile stopped before it finished; nothing was marked missing");
+  else
+    logger.error(
+      { ...fields, err: r.error },
+      `reconcile failed (nothing was marked missing): ${r.error?.message}`,
+    );
+}

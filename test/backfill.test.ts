@@ -1,0 +1,193 @@
+/**
+ * The one-shot backfill end to end: the bundled simulator over real HTTP, the real client and a
+ * real SQLite file; the kill-and-resume case runs the CLI as a subprocess and SIGKILLs it.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { startSimulator } from "../src/simulator/index.js";
+import { type BackfillState, backfillStream, FEED_STREAMS, runBackfill } from "../src/sync/backfill.js";
+import { type Harness, harness, runCli } from "./support/harness.js";
+import {
+  expectMirrorHoldsSourceInFull,
+  listDeps,
+  measured,
+  mirrorDigest,
+  pageOf,
+} from "./support/list-deps.js";
+
+let h: Harness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+/** List requests by page number, counted from the simulator's own request events. */
+function countListPages(sim: Harness["sim"]): Map<number, number> {
+  const pages = new Map<number, number>();
+  sim.events.on("request", (e) => {
+    if (e.endpoint === "list" && e.status === 200)
+      pages.set(pageOf(e.url), (pages.get(pageOf(e.url)) ?? 0) + 1);
+  });
+  return pages;
+}
+
+describe("backfill", () => {
+  it("mirrors a few thousand bookings in full, with packages and items, and sets the feed checkpoints", async () => {
+    h = await harness({ bookings: 2500 });
+    const report = await runBackfill(listDeps(h), { concurrency: 4 });
+    expect(report).toMatchObject({
+      status: "success",
+      inserted: 2500,
+      updated: 0,
+      pages: 25,
+      rereadPages: 0,
+    });
+    expectMirrorHoldsSourceInFull(h);
+    for (const stream of FEED_STREAMS)
+      expect(h.store.readStream(stream).checkpoint).toBe(report.backfillStartedAt);
+    expect(h.store.readProgress("backfill").progress).toBeNull();
+    expect(h.store.lastRun("backfill")).toMatchObject({ status: "success", bookingsNew: 2500, pages: 25 });
+  });
+
+  it("run twice, changes nothing the second time", async () => {
+    h = await harness({ bookings: 1200 });
+    await runBackfill(listDeps(h), { concurrency: 3 });
+    const before = mirrorDigest(h);
+    const again = await runBackfill(listDeps(h), { concurrency: 3 });
+    expect(again).toMatchObject({ status: "success", inserted: 0, updated: 0, unchanged: 1200 });
+    expect(mirrorDigest(h)).toBe(before);
+  });
+
+  it("keeps at most `concurrency` pages in flight, and reaches it", async () => {
+    h = await harness({ bookings: 2000, latencyMs: 20 });
+    const deps = listDeps(h);
+    const api = measured(deps.api);
+    const report = await runBackfill({ ...deps, api }, { concurrency: 3 });
+    expect(report.status).toBe("success");
+    expect(api.maxInFlight).toBe(3);
+    expect(h.sim.stats.byEndpoint.list).toBe(20);
+  });
+
+  it("honours 429 Retry-After for the page that got it, and still completes", async () => {
+    h = await harness({ bookings: 800, latencyMs: 5 });
+    const limited = new Map<string, number>();
+    const retriedAfterMs: number[] = [];
+    h.sim.events.on("request", (e) => {
+      if (e.endpoint !== "list") return;
+      const at = performance.now();
+      if (e.status === 429) limited.set(e.url, at);
+      else if (e.status === 200 && limited.has(e.url)) retriedAfterMs.push(at - (limited.get(e.url) ?? at));
+    });
+    // After page 1 (read alone for the total), so two pages of the pool are limited at once.
+    void h.sim
+      .nextRequest()
+      .then(() => h?.sim.inject({ kind: "429", retryAfter: 1 }, { path: "list", times: 2 }));
+    const report = await runBackfill(listDeps(h, { maxRetryAfterMs: 5000 }), { concurrency: 4 });
+    expect(report).toMatchObject({ status: "success", retries: 2, inserted: 800 });
+    expect(retriedAfterMs).toHaveLength(2);
+    for (const ms of retriedAfterMs) expect(ms).toBeGreaterThanOrEqual(950);
+    expectMirrorHoldsSourceInFull(h);
+  });
+
+  it("stays complete while bookings arrive during the walk, and the next sync adds only the new ones", async () => {
+    h = await harness({ bookings: 2000, latencyMs: 5 });
+    const atStart = h.sourceIds();
+    let arrivals = 0;
+    h.sim.events.on("request", (e) => {
+      if (e.endpoint === "list" && arrivals < 15) {
+        arrivals++;
+        h?.sim.insert(7);
+      }
+    });
+    const report = await runBackfill(listDeps(h), { concurrency: 4 });
+    expect(report.status).toBe("success");
+    // The last pages were read after 105 arrivals: the oldest bookings had slid past them.
+    expect(report.rereadPages).toBeGreaterThan(0);
+    const mirrored = new Set(h.mirrorIds());
+    expect(atStart.filter((id) => !mirrored.has(id))).toEqual([]);
+    const sync = await h.sync();
+    expect(sync.status).toBe("success");
+    expect(h.mirrorIds()).toEqual(h.sourceIds());
+    // From the backfill's start: the 105 arrivals plus the lookback, not a re-walk of 2000.
+    expect(sync.pages).toBeLessThanOrEqual(3);
+  });
+
+  it("backfills one source platform without touching the feed checkpoints", async () => {
+    h = await harness({ bookings: 1500 });
+    const report = await runBackfill(listDeps(h), { concurrency: 2, sourcePlatform: "web" });
+    expect(report).toMatchObject({ status: "success", stream: "backfill:web", checkpointAfter: null });
+    expectMirrorHoldsSourceInFull(h, { sourcePlatform: "web" });
+    expect(h.store.readStream("feed").checkpoint).toBeNull();
+  });
+
+  it("an aborted backfill resumes by default and starts over with restart", async () => {
+    h = await harness({ bookings: 2000, latencyMs: 5 });
+    const stop = new AbortController();
+    const pages = countListPages(h.sim);
+    h.sim.events.on("request", () => {
+      if ([...pages.values()].reduce((a, b) => a + b, 0) >= 6) stop.abort(new Error("test stop"));
+    });
+    const aborted = await runBackfill(listDeps(h, { signal: stop.signal }), { concurrency: 2 });
+    expect(aborted.status).toBe("aborted");
+    const saved = h.store.readProgress<BackfillState>(backfillStream(undefined)).progress;
+    expect(saved?.reads.length).toBeGreaterThan(0);
+    const resumed = await runBackfill(listDeps(h), {});
+    expect(resumed).toMatchObject({ status: "success", resumed: true });
+    expect(resumed.pages).toBe(20 - aborted.pages);
+    const restarted = await runBackfill(listDeps(h), { mode: "restart" });
+    expect(restarted).toMatchObject({ status: "success", resumed: false, pages: 20, unchanged: 2000 });
+  });
+});
+
+describe("backfill CLI", () => {
+  it("killed with SIGKILL mid-way, resumes without re-reading a finished page and ends complete", async () => {
+    // Run 2 talks to a twin simulator (same seed, same epoch: the same bookings), so requests the
+    // killed process left in flight cannot be mistaken for run 2's.
+    const data = { seed: 11, bookings: 3000, epochMs: Date.UTC(2025, 0, 1) };
+    h = await harness({ ...data, latencyMs: 15 });
+    const first = countListPages(h.sim);
+    const killed = await runCli(["backfill", "--concurrency", "2"], h.env({ LOG_LEVEL: "warn" }), (child) => {
+      h?.sim.events.on("request", () => {
+        if ([...first.values()].reduce((a, b) => a + b, 0) >= 10) child.kill("SIGKILL");
+      });
+    });
+    expect(killed.signal).toBe("SIGKILL");
+    const saved = h.store.readProgress<BackfillState>("backfill").progress;
+    const done = new Set((saved?.reads ?? []).flatMap(([from, to]) => range(from, to)));
+    expect(done.size).toBeGreaterThan(0);
+    expect(done.size).toBeLessThan(30);
+    // Rows and progress commit together: exactly the finished pages' bookings are in.
+    expect(h.mirrorIds()).toHaveLength(done.size * 100);
+
+    const twin = await startSimulator(data);
+    try {
+      const second = countListPages(twin);
+      const resumed = await runCli(
+        ["backfill"],
+        h.env({ LOG_LEVEL: "warn", BOOKING_API_BASE_URL: twin.url }),
+      );
+      expect(resumed.code, resumed.stderr).toBe(0);
+      expect(resumed.stdout).toMatch(/^backfill backfill \(resumed\): \d+ new, 0 updated/);
+      expect([...second.keys()].filter((p) => done.has(p))).toEqual([]);
+      expect([...second.keys()].sort((a, b) => a - b)).toEqual(range(1, 30).filter((p) => !done.has(p)));
+      expect([...second.values()].every((n) => n === 1)).toBe(true);
+    } finally {
+      await twin.close();
+    }
+    expect(h.mirrorIds()).toEqual(h.sourceIds());
+    expectMirrorHoldsSourceInFull(h);
+  });
+
+  it("rejects --resume with --restart, and a booking type, with exit code 2", async () => {
+    h = await harness({ bookings: 10 });
+    const both = await runCli(["backfill", "--resume", "--restart"], h.env());
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain("--resume and --restart cannot be used together");
+    const typed = await runCli(["backfill", "--booking-type", "IN"], h.env());
+    expect(typed.code).toBe(2);
+    expect(typed.stderr).toContain("cannot filter by booking type");
+  });
+});
+
+function range(from: number, to: number): number[] {
+  return Array.from({ length: to - from + 1 }, (_, i) => from + i);
+}
