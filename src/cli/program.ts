@@ -1,8 +1,11 @@
 /** The commander program: global options, one file per command, exit codes 0/1/2. */
 import { Command, CommanderError, Option } from "commander";
 import { describeEnvironment } from "../config/config.js";
+import { registerBackfill } from "./backfill.js";
 import { registerMigrate } from "./migrate.js";
 import { EXIT, reportError } from "./output.js";
+import { registerReconcile } from "./reconcile.js";
+import { registerRun } from "./run.js";
 import { registerSimulate } from "./simulate.js";
 import { registerSync } from "./sync.js";
 
@@ -37,6 +40,9 @@ export function buildProgram(): Command {
         "Try: npm run demo   (syncs the bundled simulator into ./data/demo.db)",
     );
   registerSync(program);
+  registerRun(program);
+  registerBackfill(program);
+  registerReconcile(program);
   registerMigrate(program);
   registerSimulate(program);
   return program;

@@ -1,0 +1,44 @@
+/** `booking-sync run`: the sidecar. Syncs on a schedule until SIGTERM; serves health, metrics and a trigger. */
+import type { Command } from "commander";
+import { loadConfig } from "../config/config.js";
+import { startDaemon } from "../daemon/run.js";
+import { EXIT, reportError } from "./output.js";
+import { withApiOptions } from "./program.js";
+
+export function registerRun(program: Command): void {
+  withApiOptions(program.command("run"))
+    .description(
+      "sync on a schedule until SIGTERM (a first sync at once), serving GET /healthz, /readyz, /metrics " +
+        "and POST /sync; waits while another process holds the database",
+    )
+    .option("--schedule <cron>", "when to sync, e.g. '*/5 * * * *' (SYNC_SCHEDULE)")
+    .option(
+      "--reconcile-schedule <cron>",
+      "when to reconcile, e.g. '0 3 * * *'; off when unset (RECONCILE_SCHEDULE)",
+    )
+    .option("--http-port <port>", "port of the HTTP endpoint; 0 disables it (HTTP_PORT)")
+    .option("--http-host <host>", "address the HTTP endpoint binds (HTTP_HOST)")
+    .option("--details", "after each sync, fill in full details of new bookings (SYNC_DETAILS)")
+    .option(
+      "--details-max-pages <n>",
+      "list-bookings pages one details pass may read (SYNC_DETAILS_MAX_PAGES)",
+    )
+    .action(async function (this: Command) {
+      (this as Command & { exitCode?: number }).exitCode = await runAction(this.optsWithGlobals());
+    });
+}
+
+/**
+ * Runs the daemon until it stops. A signal's graceful stop exits the process itself (0, or 1 past
+ * the deadline); this returns only when the daemon stopped by itself (1) or could not start (1 or 2).
+ */
+async function runAction(flags: Record<string, unknown>): Promise<number> {
+  try {
+    const config = loadConfig({ flags, env: process.env });
+    const daemon = await startDaemon(config);
+    await daemon.finished;
+    return EXIT.ok;
+  } catch (err) {
+    return reportError(err);
+  }
+}

@@ -1,0 +1,200 @@
+/**
+ * The `run` daemon's composition: config → app, metrics, readiness, runner (lease and runs),
+ * scheduler, HTTP endpoint and signal handling, and the one stop sequence they share. Litestream
+ * is the model: quiet while healthy, specific when not, safe to kill at any moment.
+ */
+import type { pino } from "pino";
+import { type App, openApp } from "../app.js";
+import type { Config } from "../config/config.js";
+import { streamName } from "../sync/walk.js";
+import { errorText } from "./error-text.js";
+import { createHealth, type Health } from "./health.js";
+import { type HttpServerHandle, startHttpServer } from "./http.js";
+import { createMetrics, type Metrics } from "./metrics.js";
+import { createRunner, type Runner } from "./runner.js";
+import { createScheduler, type Scheduler, schedulePeriodSeconds, type Ticker } from "./scheduler.js";
+import { installShutdown, type SignalProcess } from "./shutdown.js";
+
+export interface DaemonOptions {
+  /** Default: a logger at `config.logLevel` on stderr. */
+  logger?: pino.Logger | undefined;
+  /** Consecutive runs the API must reject the token on (HTTP 401/403) before the daemon stops; default 3. */
+  maxAuthRejects?: number | undefined;
+  /** Whose SIGTERM/SIGINT stop the daemon (and who exits); default the real `process`. */
+  proc?: SignalProcess | undefined;
+  /** How long a graceful stop may take before the process exits 1, ms; default 10000. */
+  shutdownTimeoutMs?: number | undefined;
+  /** Source of schedule ticks; default node-cron. */
+  ticker?: Ticker | undefined;
+}
+
+export interface Daemon {
+  /** Base URL of the HTTP endpoint, e.g. "http://127.0.0.1:8080"; undefined when HTTP_PORT=0. */
+  url: string | undefined;
+  /** Stops gracefully, logging `why`; idempotent (every call returns the same promise). */
+  stop(why: string): Promise<void>;
+  /**
+   * Settles once the daemon has stopped: resolves after `stop` (or a first signal, when `proc` is
+   * not the real process), rejects with the reason when it stopped by itself (a rejected token).
+   */
+  finished: Promise<void>;
+}
+
+interface FatalHook {
+  stop: (error: Error) => void;
+}
+
+interface Parts {
+  config: Config;
+  app: App;
+  health: Health;
+  metrics: Metrics;
+  runner: Runner;
+  scheduler: Scheduler;
+  http: HttpServerHandle | undefined;
+}
+
+/**
+ * Starts the daemon: opens the database, starts the HTTP endpoint (unless `httpPort` is 0), installs
+ * the signal handlers and runs a first sync at once, then on `config.schedule`. Rejects with a
+ * ConfigError for bad config, or an error naming the address when the port cannot be bound.
+ */
+export async function startDaemon(config: Config, options: DaemonOptions = {}): Promise<Daemon> {
+  const stream = streamName(config.bookingType);
+  // The lag reads the stored checkpoint at scrape time, so it is right from the first scrape.
+  const metrics = createMetrics({
+    readCheckpoints: () => ({ [stream]: app.store.readStream(stream).checkpoint }),
+  });
+  const app = openApp(config, { logger: options.logger, onRequest: metrics.onRequest });
+  // The runner reports a fatal error before the stop sequence exists; `launch` fills this in.
+  const fatal: FatalHook = { stop: () => undefined };
+  try {
+    const parts = await assemble(config, app, metrics, options, (error) => fatal.stop(error));
+    return launch(parts, options, fatal);
+  } catch (err) {
+    app.close();
+    throw err;
+  }
+}
+
+/** Builds everything that does not run yet: readiness, runner, scheduler, the HTTP endpoint. */
+async function assemble(
+  config: Config,
+  app: App,
+  metrics: Metrics,
+  options: DaemonOptions,
+  onFatal: (error: Error) => void,
+): Promise<Parts> {
+  const readyMaxAgeSeconds = config.readyMaxAgeSeconds ?? 3 * schedulePeriodSeconds(config.schedule);
+  const health = createHealth({ readyMaxAgeSeconds });
+  const runner = createRunner({
+    app,
+    health,
+    metrics,
+    sync: {
+      bookingType: config.bookingType,
+      pageSize: config.pageSize,
+      lookbackSeconds: config.lookbackSeconds,
+      details: config.details,
+      detailsMaxPages: config.detailsMaxPages,
+    },
+    reconcilePageSize: config.pageSize,
+    maxAuthRejects: options.maxAuthRejects ?? 3,
+    onFatal,
+  });
+  const scheduler = createScheduler({
+    schedule: config.schedule,
+    reconcileSchedule: config.reconcileSchedule,
+    runOnce: runner.runOnce,
+    logger: app.logger,
+    onSkip: () => metrics.recordSkippedTick(),
+    ticker: options.ticker,
+  });
+  const http =
+    config.httpPort === 0
+      ? undefined
+      : await startHttpServer({
+          host: config.httpHost,
+          port: config.httpPort,
+          health: { status: (now) => runner.status(health.status(now)) },
+          registry: metrics.registry,
+          trigger: () => scheduler.trigger(),
+          triggerToken: config.triggerToken,
+          clock: app.clock,
+          logger: app.logger,
+        });
+  return { config, app, health, metrics, runner, scheduler, http };
+}
+
+/** Wires the stop sequence to signals and to fatal errors, then starts the schedule. */
+function launch(parts: Parts, options: DaemonOptions, fatal: FatalHook): Daemon {
+  const { app, scheduler, http } = parts;
+  let settle: { resolve: () => void; reject: (err: Error) => void } | undefined;
+  const finished = new Promise<void>((resolve, reject) => {
+    settle = { resolve, reject };
+  });
+  // A caller that never awaits `finished` (a signal exits the process first) must not see it as unhandled.
+  finished.catch(() => undefined);
+  let stopping: Promise<void> | undefined;
+  const stop = (why: string, error?: Error): Promise<void> => {
+    stopping ??= stopAll(parts, why, error).then(
+      () => {
+        if (!shutdown.shuttingDown()) shutdown.dispose();
+        if (error) settle?.reject(error);
+        else settle?.resolve();
+      },
+      (err: unknown) => {
+        settle?.reject(err instanceof Error ? err : new Error(errorText(err)));
+        throw err;
+      },
+    );
+    return stopping;
+  };
+  fatal.stop = (error) => {
+    // `finished` carries the outcome; this promise is only for a signal handler to await.
+    stop(error.message, error).catch(() => undefined);
+  };
+  const shutdown = installShutdown({
+    onShutdown: (signal) => stop(`received ${signal}`),
+    logger: app.logger,
+    timeoutMs: options.shutdownTimeoutMs,
+    proc: options.proc,
+  });
+  logStart(parts);
+  scheduler.start();
+  return { url: http?.url, stop: (why) => stop(why), finished };
+}
+
+/** One line that says how the daemon runs; never the config object itself, which holds the token. */
+function logStart({ config, app, health, http }: Parts): void {
+  app.logger.info(
+    {
+      schedule: config.schedule,
+      reconcileSchedule: config.reconcileSchedule ?? "off",
+      http: http?.url ?? "off",
+      readyMaxAgeSeconds: health.status(app.clock.now()).maxAgeSeconds,
+      details: config.details,
+      db: app.store.path,
+    },
+    "booking-sync run: syncing on a schedule until SIGTERM",
+  );
+}
+
+/**
+ * The stop sequence: refuse new runs and abort the one in flight (its batch commits or rolls
+ * back), wait for it, stop serving, give up the lease, close the database.
+ */
+async function stopAll(parts: Parts, why: string, fatal: Error | undefined): Promise<void> {
+  const { app, runner, scheduler, http } = parts;
+  if (fatal) app.logger.error({ why }, `stopping: ${why}`);
+  else app.logger.info({ why }, `stopping: ${why}`);
+  runner.abort(why);
+  try {
+    await scheduler.stop();
+    await http?.close();
+  } finally {
+    runner.releaseLease();
+    app.close();
+  }
+  app.logger.info({}, "stopped: the schedule, the HTTP endpoint and the database are closed");
+}

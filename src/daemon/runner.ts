@@ -1,0 +1,162 @@
+/**
+ * One scheduled run of the daemon, as the database's single writer: take (or keep) the writer
+ * lease, run the same sync the `sync` command runs (or a reconcile), and record the outcome in
+ * readiness and metrics. A failed run only marks the daemon unready; a token the API keeps
+ * rejecting is the one failure that stops it, since no later tick can fix it.
+ */
+import type { App } from "../app.js";
+import { ApiError, findCause } from "../errors.js";
+import { takeWriterLease, type WriterLease } from "../store/writer-lease.js";
+import { type ReconcileReport, runReconcile } from "../sync/reconcile.js";
+import { runSync, type SyncOptions, type SyncReport } from "../sync/run-sync.js";
+import { errorText } from "./error-text.js";
+import type { Health, HealthStatus } from "./health.js";
+import type { Metrics } from "./metrics.js";
+import type { RunReason } from "./scheduler.js";
+
+export interface RunnerOptions {
+  app: App;
+  health: Pick<Health, "recordSuccess" | "recordFailure">;
+  metrics: Pick<Metrics, "recordRun" | "recordDrift">;
+  /** What every sync run does (the `sync` command's options, details included). */
+  sync: SyncOptions;
+  /** Bookings per list-bookings request of a reconcile run, 1–100. */
+  reconcilePageSize: number;
+  /** Consecutive runs the API must reject the token on (HTTP 401/403) before `onFatal`. */
+  maxAuthRejects: number;
+  /** Called once when the daemon must stop by itself; the error says why. Must not await the run. */
+  onFatal: (error: Error) => void;
+}
+
+/** What one run came to; the scheduler passes it on as `run:end`'s result. */
+export type RunOutcome =
+  | { kind: "sync"; report: SyncReport }
+  | { kind: "reconcile"; report: ReconcileReport }
+  /** Another process holds the writer lease; nothing ran. */
+  | { kind: "waiting"; reason: string }
+  /** The daemon is stopping; nothing ran. */
+  | { kind: "stopping" };
+
+export interface Runner {
+  /** The scheduler's `runOnce`. Rejects only for a fault outside the sync (e.g. the database). */
+  runOnce(reason: RunReason): Promise<RunOutcome>;
+  /** Aborts the run in flight (its batch commits or rolls back) and refuses further runs. */
+  abort(why: string): void;
+  /** Gives up the writer lease, if held. */
+  releaseLease(): void;
+  /** Readiness as the HTTP endpoint shows it: never ready while waiting for the lease. */
+  status(health: HealthStatus): HealthStatus;
+}
+
+type HeldLease = Extract<WriterLease, { acquired: true }>;
+
+/** Creates the runner; it takes the writer lease on its first run. */
+export function createRunner(options: RunnerOptions): Runner {
+  const { app, health, metrics } = options;
+  const { logger, clock } = app;
+  let lease: HeldLease | undefined;
+  let waitingFor: string | undefined;
+  let current: AbortController | undefined;
+  let stopping = false;
+  let authRejects = 0;
+
+  const ensureLease = (): boolean => {
+    if (lease) return true;
+    const taken = takeWriterLease(app.store, {
+      clock,
+      logger,
+      onLost: () => {
+        // Another process took over while this one stalled: stop writing, wait for it like at start.
+        lease = undefined;
+        current?.abort(new Error("lost the writer lease"));
+      },
+    });
+    if (!taken.acquired) {
+      const h = taken.heldBy;
+      waitingFor = `waiting for the writer lease held by pid ${h.pid} on host ${h.hostname}`;
+      logger.warn(
+        { holder: h.holder, expiresAt: h.expiresAt },
+        `${waitingFor}; trying again at the next tick`,
+      );
+      return false;
+    }
+    if (waitingFor !== undefined) logger.info({}, "took the writer lease; syncing");
+    lease = taken;
+    waitingFor = undefined;
+    return true;
+  };
+
+  const noteAuth = (error: unknown): void => {
+    const status = findCause(error, ApiError)?.status;
+    if (status !== 401 && status !== 403) {
+      authRejects = 0;
+      return;
+    }
+    authRejects++;
+    if (authRejects < options.maxAuthRejects) return;
+    options.onFatal(
+      new Error(
+        `the partner API rejected the token on ${authRejects} consecutive runs (${errorText(error)}); ` +
+          "check BOOKING_API_TOKEN or BOOKING_API_TOKEN_FILE",
+      ),
+    );
+  };
+
+  const recordSync = (report: SyncReport): RunOutcome => {
+    metrics.recordRun(report, "sync");
+    if (report.drift) metrics.recordDrift(report.drift);
+    const at = new Date(report.finishedAt);
+    if (report.status === "success") {
+      health.recordSuccess(at);
+      authRejects = 0;
+    } else if (report.status === "failed") {
+      health.recordFailure(at, report.error ?? new Error("sync failed"));
+      noteAuth(report.error);
+    }
+    return { kind: "sync", report };
+  };
+
+  const recordReconcile = (report: ReconcileReport): RunOutcome => {
+    // Readiness follows the feed sync only; a reconcile shows in runs_total{kind="reconcile"}.
+    metrics.recordRun({ ...report, stream: "reconcile", checkpointAfter: null }, "reconcile");
+    if (report.status === "success") authRejects = 0;
+    else if (report.status === "failed") noteAuth(report.error);
+    return { kind: "reconcile", report };
+  };
+
+  const runOnce = async (reason: RunReason): Promise<RunOutcome> => {
+    if (stopping) return { kind: "stopping" };
+    if (!ensureLease()) return { kind: "waiting", reason: waitingFor ?? "waiting for the writer lease" };
+    const controller = new AbortController();
+    current = controller;
+    const deps = { ...app, signal: controller.signal };
+    try {
+      if (reason === "reconcile") {
+        return recordReconcile(
+          await runReconcile(deps, { since: null, pageSize: options.reconcilePageSize }),
+        );
+      }
+      return recordSync(await runSync(deps, options.sync));
+    } catch (err) {
+      health.recordFailure(clock.now(), err);
+      throw err;
+    } finally {
+      current = undefined;
+    }
+  };
+
+  return {
+    runOnce,
+    abort(why) {
+      stopping = true;
+      current?.abort(new Error(why));
+    },
+    releaseLease() {
+      lease?.release();
+      lease = undefined;
+    },
+    status(status) {
+      return waitingFor === undefined ? status : { ...status, ready: false, reason: waitingFor };
+    },
+  };
+}
