@@ -1,6 +1,6 @@
 /**
- * `npm run demo`: the bundled simulator on a free port, a cold sync into ./data/demo.db, then a few
- * new bookings and an incremental sync, and a query to try. It builds its own config pointing at the
+ * `npm run demo`: the bundled simulator on a free port, a cold sync with details into ./data/demo.db,
+ * then a few new bookings and an incremental sync, and queries to try. It builds its own config pointing at the
  * simulator, so it can never run against a real API by accident.
  */
 import { rmSync } from "node:fs";
@@ -25,7 +25,13 @@ async function demo(): Promise<number> {
   });
   const app = openApp(config, { logger: createLogger({ level: config.logLevel }) });
   const deps = { ...app, signal: new AbortController().signal };
-  const options = { pageSize: config.pageSize, lookbackSeconds: config.lookbackSeconds };
+  // Details for everything the demo mirrors: 20,000 bookings are 200 list-bookings pages.
+  const options = {
+    pageSize: config.pageSize,
+    lookbackSeconds: config.lookbackSeconds,
+    details: true,
+    detailsMaxPages: 500,
+  };
   try {
     const cold = await runSync(deps, options);
     say(`cold:        ${syncSummary(cold)}`);

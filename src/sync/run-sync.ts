@@ -110,9 +110,11 @@ export async function runSync(deps: SyncDeps, options: SyncOptions): Promise<Syn
   return report;
 }
 
-const COUNTERS = ["pages", "requests", "retries", "inserted", "updated", "unchanged", "rejected"] as const;
+// The run's booking counts stay the feed's, so "new" means new bookings; the details pass's own
+// counts are in `report.details`. Its costs (and rejects) add to the run's.
+const COUNTERS = ["pages", "requests", "retries", "rejected"] as const;
 
-/** The details pass (when asked) and the drift check; their costs and changes add to `totals`. */
+/** The details pass (when asked) and the drift check; their costs add to `totals`. */
 async function afterWalk(
   deps: SyncDeps,
   options: SyncOptions,
