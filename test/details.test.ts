@@ -3,8 +3,8 @@
  * client and a real SQLite file; the CLI as a subprocess for the user's view.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { type Harness, harness, runCli } from "./support/harness.js";
 import { runBackfill } from "../src/sync/backfill.js";
+import { type Harness, harness, runCli } from "./support/harness.js";
 import { expectMirrorHoldsSourceInFull, listDeps, pageOf } from "./support/list-deps.js";
 
 let h: Harness | undefined;
