@@ -30,7 +30,8 @@ export interface AppOptions {
 export function openApp(config: Config, options: AppOptions = {}): App {
   const { apiBaseUrl, apiToken } = requireApi(config);
   const logger = options.logger ?? createLogger({ level: config.logLevel });
-  const store = openStore(config.dbPath, { logger });
+  // Feed writes run on a writer thread so they overlap the next pages' fetching (store/feed-thread.ts).
+  const store = openStore(config.dbPath, { logger, feedThread: true });
   const api = createApiClient({
     baseUrl: apiBaseUrl,
     token: apiToken,

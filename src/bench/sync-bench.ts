@@ -1,11 +1,16 @@
 /**
  * Benchmark: a cold sync against a bare fetch-and-parse loop over the same feed pages.
  *
- *   npm run bench -- [--bookings 200000] [--page-size 100] [--latency-ms 0]
+ *   npm run bench -- [--bookings 200000] [--page-size 100] [--latency-ms 0] [--writer thread|inline]
  *
  * The simulator runs in its own process so it does not share our event loop, and each mode runs in
  * a fresh process so its peak RSS is its own. Prints the figures; asserts nothing (targets: sync
- * within 1.2x of the bare loop, peak RSS flat and under 150 MB).
+ * within 1.2x of the bare loop, peak RSS flat and under 150 MB). `--writer inline` syncs without
+ * the feed writer thread, every write in the main thread.
+ *
+ * Besides wall time and peak RSS, each mode reports its CPU time (all threads) and the peaks of the
+ * main thread's V8 heap and of memory outside it (`external`: buffers and the like), sampled every
+ * 50 ms; RSS beyond those is native: code, thread stacks, SQLite's page cache, other isolates.
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -22,16 +27,42 @@ const CLI = new URL("../cli.js", import.meta.url).pathname;
 const SELF = new URL(import.meta.url).pathname;
 const TOKEN = "sim-token";
 
+type Mode = "bare" | "sync" | "sync-inline";
+
 interface Result {
   mode: string;
   bookings: number;
   pages: number;
   ms: number;
+  /** User and system CPU of the whole process, ms. */
+  cpuMs: number;
   peakRssMb: number;
+  /** Peak V8 heap (committed) of the main thread, MB. */
+  peakHeapMb: number;
+  /** Peak memory held outside V8 heaps by JS objects (buffers), MB. */
+  peakExternalMb: number;
+}
+
+/** Samples the main thread's heap and external memory; returns their peaks in MB when stopped. */
+function sampleMemory(): () => { heap: number; external: number } {
+  let heap = 0;
+  let external = 0;
+  const sample = () => {
+    const m = process.memoryUsage();
+    heap = Math.max(heap, m.heapTotal);
+    external = Math.max(external, m.external);
+  };
+  const timer = setInterval(sample, 50);
+  return () => {
+    clearInterval(timer);
+    sample();
+    return { heap: heap / 2 ** 20, external: external / 2 ** 20 };
+  };
 }
 
 /** One mode, in this process: prints a Result as JSON on the last line. */
-async function runMode(mode: "bare" | "sync", url: string, pageSize: number): Promise<void> {
+async function runMode(mode: Mode, url: string, pageSize: number): Promise<void> {
+  const stopSampling = sampleMemory();
   const started = performance.now();
   let bookings = 0;
   let pages = 0;
@@ -52,7 +83,7 @@ async function runMode(mode: "bare" | "sync", url: string, pageSize: number): Pr
     }
   } else {
     const dir = mkdtempSync(join(tmpdir(), "booking-sync-bench-"));
-    const store = openStore(join(dir, "bench.db"));
+    const store = openStore(join(dir, "bench.db"), { feedThread: mode === "sync" });
     const logger = createLogger({ level: "warn" });
     const api = createApiClient({ baseUrl: url, token: TOKEN });
     const signal = new AbortController().signal;
@@ -67,8 +98,19 @@ async function runMode(mode: "bare" | "sync", url: string, pageSize: number): Pr
     pages = report.pages;
   }
   const ms = performance.now() - started;
-  const peakRssMb = process.resourceUsage().maxRSS / 1024;
-  process.stdout.write(`${JSON.stringify({ mode, bookings, pages, ms, peakRssMb } satisfies Result)}\n`);
+  const usage = process.resourceUsage();
+  const peaks = stopSampling();
+  const result: Result = {
+    mode,
+    bookings,
+    pages,
+    ms,
+    cpuMs: (usage.userCPUTime + usage.systemCPUTime) / 1000,
+    peakRssMb: usage.maxRSS / 1024,
+    peakHeapMb: peaks.heap,
+    peakExternalMb: peaks.external,
+  };
+  process.stdout.write(`${JSON.stringify(result)}\n`);
 }
 
 function startSimulator(bookings: number, latencyMs: number): Promise<{ url: string; child: ChildProcess }> {
@@ -115,11 +157,13 @@ async function main(): Promise<void> {
       "page-size": { type: "string", default: "100" },
       "latency-ms": { type: "string", default: "0" },
       rounds: { type: "string", default: "3" },
+      writer: { type: "string", default: "thread" },
     },
   });
   const pageSize = Number(values["page-size"]);
-  if (values.mode === "bare" || values.mode === "sync")
+  if (values.mode === "bare" || values.mode === "sync" || values.mode === "sync-inline")
     return runMode(values.mode, values.url as string, pageSize);
+  const syncMode = values.writer === "inline" ? "sync-inline" : "sync";
 
   const bookings = Number(values.bookings);
   const { url, child } = await startSimulator(bookings, Number(values["latency-ms"]));
@@ -132,11 +176,13 @@ async function main(): Promise<void> {
       return runs.reduce((a, b) => (b.ms < a.ms ? b : a));
     };
     const bare = best("bare");
-    const sync = best("sync");
+    const sync = best(syncMode);
     for (const r of [bare, sync]) {
       console.log(
-        `${r.mode.padEnd(5)} ${r.bookings} bookings, ${r.pages} pages in ${(r.ms / 1000).toFixed(2)} s` +
-          ` = ${Math.round(r.bookings / (r.ms / 1000))} bookings/s, peak RSS ${r.peakRssMb.toFixed(0)} MB`,
+        `${r.mode.padEnd(11)} ${r.bookings} bookings, ${r.pages} pages in ${(r.ms / 1000).toFixed(2)} s` +
+          ` = ${Math.round(r.bookings / (r.ms / 1000))} bookings/s, CPU ${(r.cpuMs / 1000).toFixed(2)} s,` +
+          ` peak RSS ${r.peakRssMb.toFixed(0)} MB (main heap ${r.peakHeapMb.toFixed(0)} MB,` +
+          ` external ${r.peakExternalMb.toFixed(0)} MB)`,
       );
     }
     console.log(

@@ -11,8 +11,10 @@ import { migrate } from "drizzle-orm/better-sqlite3/migrator";
 import { wrapError } from "../errors.js";
 import type { Logger } from "../sync/ports.js";
 import { detailWriter } from "./detail-writes.js";
+import { type FeedThread, startFeedThread } from "./feed-thread.js";
 import { feedWriter } from "./feed-writes.js";
 import type { Store } from "./index.js";
+import { applyPragmas } from "./pragmas.js";
 import { reads } from "./reads.js";
 import { unlistedMarker } from "./reconcile-writes.js";
 import { runs } from "./runs.js";
@@ -22,9 +24,6 @@ import { stateWriter } from "./state.js";
 /** Resolved from this file, so it works from `src/` (vitest), `dist/` (tsc) and a Docker image alike. */
 const MIGRATIONS = fileURLToPath(new URL("../../drizzle", import.meta.url));
 
-/** How long a statement waits for another connection's lock before failing, ms. */
-const BUSY_TIMEOUT_MS = 5000;
-
 export interface OpenOptions {
   /** Told about migrations and a journal mode other than WAL; default: silent. */
   logger?: Logger | undefined;
@@ -33,6 +32,11 @@ export interface OpenOptions {
    * Default false.
    */
   readonly?: boolean | undefined;
+  /**
+   * Store feed batches on a writer thread with its own connection (`feedPipe`), so a sync's writes
+   * overlap its fetching. Default false: every write on this connection, in the caller's thread.
+   */
+  feedThread?: boolean | undefined;
 }
 
 /**
@@ -52,22 +56,11 @@ export function openStore(path: string, options: OpenOptions = {}): Store {
     applyPragmas(db, readonly, options.logger);
     const orm = drizzle({ client: db, schema });
     if (!readonly) migrateStore(db, orm, options.logger);
-    return assemble(path, db, orm);
+    return assemble(path, db, orm, !readonly && (options.feedThread ?? false));
   } catch (err) {
     db.close();
     throw wrapError(`open database ${path}`, err);
   }
-}
-
-function applyPragmas(db: Database.Database, readonly: boolean, logger: Logger | undefined): void {
-  db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
-  db.pragma("foreign_keys = ON");
-  if (readonly) return;
-  // WAL lets analysts read while the worker writes (invariant 5); NORMAL sync is safe under WAL.
-  const mode = db.pragma("journal_mode = WAL", { simple: true });
-  if (mode !== "wal")
-    logger?.warn({ journalMode: mode }, "database is not in WAL mode; readers may block the writer");
-  db.pragma("synchronous = NORMAL");
 }
 
 function migrateStore(
@@ -105,19 +98,30 @@ function lazy<T>(make: () => T): () => T {
   };
 }
 
-function assemble(path: string, db: Database.Database, orm: BetterSQLite3Database<typeof schema>): Store {
+function assemble(
+  path: string,
+  db: Database.Database,
+  orm: BetterSQLite3Database<typeof schema>,
+  feedThread: boolean,
+): Store {
   const state = lazy(() => stateWriter(db));
   const feed = lazy(() => feedWriter(db, state()));
   const detail = lazy(() => detailWriter(db, state()));
   const unlisted = lazy(() => unlistedMarker(db));
   const run = lazy(() => runs(db, orm));
   const read = lazy(() => reads(db, orm));
+  let thread: FeedThread | undefined;
   return {
     db,
     orm,
     path,
-    close: () => db.close(),
+    close: () => {
+      // The thread's connection closes first, so this one is the last and checkpoints the WAL.
+      thread?.close();
+      db.close();
+    },
     commitFeedBatch: (batch) => feed()(batch),
+    ...(feedThread ? { feedPipe: () => (thread ??= startFeedThread(path)) } : {}),
     commitDetailBatch: (batch) => detail()(batch),
     markUnlisted: (scope) => unlisted()(scope),
     readStream: (stream) => read().readStream(stream),

@@ -147,12 +147,33 @@ export interface RunFinish extends RunCounters {
   error: string | null;
 }
 
+/**
+ * Stores feed batches on another thread, so the writes overlap the next pages' fetching. Batches
+ * are stored in the order sent, rows and progress in one transaction, as `commitFeedBatch` does.
+ */
+export interface FeedPipe {
+  /**
+   * Hands a batch over and returns. One sent with `commit` false shares the transaction of the
+   * next committed one (the progress stored is the last batch's); the writer may commit it sooner,
+   * with its own progress, when no batch follows for a while. Blocks only while the writer is too
+   * far behind.
+   */
+  send(batch: FeedBatch, commit: boolean): void;
+  /**
+   * The counts of the batches committed since the last call; with `wait`, blocks until every sent
+   * batch is committed. Throws the first failure; batches sent after a failed one are not stored.
+   */
+  settle(wait: boolean): UpsertCounts;
+}
+
 /** The store as the feed walk sees it. */
 export interface SyncStore {
   /** The stream's checkpoint and unfinished walk (both null for a new stream). */
   readStream(stream: string): StreamState;
   /** Stores a batch of pages and the walk's progress in one transaction. */
   commitFeedBatch(batch: FeedBatch): UpsertCounts;
+  /** Optional: a writer thread for feed batches; when present the walk stores through it. */
+  feedPipe?(): FeedPipe;
   /** Records the start of a run; returns its id. */
   startRun(run: RunStart): number;
   /** Records how a run ended. */

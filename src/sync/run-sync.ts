@@ -68,6 +68,7 @@ export async function runSync(deps: SyncDeps, options: SyncOptions): Promise<Syn
         bookingType: options.bookingType,
         pageSize: options.pageSize,
         lookbackMs: options.lookbackSeconds * 1000,
+        startedAt: started,
         batchPages: options.batchPages,
         onPage: options.onPage,
       },

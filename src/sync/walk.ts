@@ -25,6 +25,8 @@ export interface WalkOptions {
   batchPages?: number;
   /** Longest a read page waits for its commit, ms; default 1000. */
   batchMs?: number;
+  /** The run's start; a new walk's checkpoint never moves past it. Default: when the walk starts. */
+  startedAt?: Date | undefined;
   /** Called after each page is read (for progress bars and tests). */
   onPage?: (event: { stream: string; pages: number; records: number; upTo: string | null }) => void;
 }
@@ -69,7 +71,7 @@ export async function syncStream(deps: SyncDeps, options: WalkOptions, totals: W
   }
   const { checkpoint } = deps.store.readStream(options.stream);
   const fresh: WalkProgress = {
-    startedAt: deps.clock.now().toISOString(),
+    startedAt: (options.startedAt ?? deps.clock.now()).toISOString(),
     floor: checkpoint ? shift(checkpoint, -options.lookbackMs) : null,
     cursor: null,
     top: null,

@@ -1,0 +1,99 @@
+/**
+ * The feed writer thread's body (see feed-thread.ts): its own connection and the same statements
+ * as the in-process store. Rows are written as they arrive, inside a transaction opened by the
+ * first of them and committed, with the progress of the last, when the main thread asks or when
+ * it has sent nothing for a while: the write lock is never held waiting on a main thread that
+ * may itself be waiting for a lock. A failure rolls the open transaction back and refuses every
+ * later message, so progress is never stored past rows that were not.
+ */
+import { workerData } from "node:worker_threads";
+import Database from "better-sqlite3";
+import type { UpsertCounts } from "../sync/ports.js";
+import type { WriterData, WriterMessage, WriterReply } from "./feed-thread.js";
+import { type FeedRows, type FeedStatements, feedStatements, noCounts } from "./feed-writes.js";
+import { applyPragmas } from "./pragmas.js";
+import { stateWriter } from "./state.js";
+
+/** How long an open transaction waits for more rows before it commits what it has, ms. */
+const IDLE_COMMIT_MS = 100;
+
+const { path, done, port } = workerData as WriterData;
+const handled = new Int32Array(done);
+
+let db: Database.Database | undefined;
+let statements: FeedStatements | undefined;
+/** The first failure; once set, nothing more is written. */
+let failure: WriterReply | undefined;
+try {
+  db = new Database(path, { fileMustExist: true });
+  applyPragmas(db, false);
+  statements = feedStatements(db, stateWriter(db));
+} catch (err) {
+  failure = { error: describe(err, `open database ${path}`) };
+  port.postMessage(failure);
+}
+
+/** The open transaction: what it has stored so far and the last part written in it. */
+let open: { counts: UpsertCounts; last: FeedRows } | undefined;
+let idle: NodeJS.Timeout | undefined;
+
+port.on("message", (message: WriterMessage) => {
+  if ("close" in message) {
+    guard(commit);
+    db?.close();
+    port.close();
+    Atomics.store(handled, 1, 1);
+    Atomics.notify(handled, 1);
+    return;
+  }
+  guard(() => write(message.rows, message.commit));
+  Atomics.add(handled, 0, 1);
+  Atomics.notify(handled, 0);
+});
+
+function write(part: FeedRows | null, andCommit: boolean): void {
+  if (!db || !statements) return;
+  clearTimeout(idle);
+  if (part) {
+    if (!open) {
+      db.exec("BEGIN IMMEDIATE");
+      open = { counts: noCounts(), last: part };
+    }
+    statements.write(part, open.counts);
+    open.last = part;
+  }
+  if (andCommit) commit();
+  else idle = setTimeout(() => guard(commit), IDLE_COMMIT_MS);
+}
+
+function commit(): void {
+  clearTimeout(idle);
+  if (!open || !db || !statements) return;
+  statements.progress(open.last);
+  db.exec("COMMIT");
+  port.postMessage({ counts: open.counts } satisfies WriterReply);
+  open = undefined;
+}
+
+/** Runs `step` unless a failure came first; a throw rolls back and becomes the failure. */
+function guard(step: () => void): void {
+  if (failure) return;
+  try {
+    step();
+  } catch (err) {
+    open = undefined;
+    failure = { error: describe(err, "store feed rows") };
+    try {
+      if (db?.inTransaction) db.exec("ROLLBACK");
+    } catch {
+      // The connection is unusable; the failure above already says why.
+    }
+    port.postMessage(failure);
+  }
+}
+
+function describe(err: unknown, context: string): { message: string; code?: string } {
+  const e = err instanceof Error ? err : new Error(String(err));
+  const code = (e as { code?: unknown }).code;
+  return { message: `${context}: ${e.message}`, ...(typeof code === "string" ? { code } : {}) };
+}

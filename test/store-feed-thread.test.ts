@@ -1,0 +1,226 @@
+/**
+ * The feed writer thread through real files: it stores what the in-process store stores, commits
+ * rows only with their progress, stops at the first failure, and hands the file back cleanly. Then
+ * a whole sync through it, over real HTTP against the simulator.
+ */
+import fs from "node:fs";
+import Database from "better-sqlite3";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createApiClient } from "../src/api/client.js";
+import { startSimulator } from "../src/simulator/index.js";
+import { startFeedThread } from "../src/store/feed-thread.js";
+import { openStore, type Store } from "../src/store/index.js";
+import type { BookingType, FeedBatch, FeedPipe, WalkProgress } from "../src/sync/ports.js";
+import { runSync } from "../src/sync/run-sync.js";
+import { memoryLogger } from "./support/fakes.js";
+import { at, feedBatch, okSummary, summaryRaw, tempDir } from "./support/store-fixtures.js";
+
+let tmp: ReturnType<typeof tempDir>;
+const opened: Store[] = [];
+beforeEach(() => {
+  tmp = tempDir();
+});
+afterEach(() => {
+  for (const s of opened.splice(0)) s.close();
+  tmp.cleanup();
+});
+
+function open(name: string, feedThread: boolean): Store {
+  const store = openStore(tmp.file(name), { feedThread });
+  opened.push(store);
+  return store;
+}
+
+function pipeOf(store: Store): FeedPipe {
+  const pipe = store.feedPipe?.();
+  if (!pipe) throw new Error("store has no feed pipe");
+  return pipe;
+}
+
+const T1 = "2025-02-01T00:00:00.000Z";
+const T2 = "2025-02-02T00:00:00.000Z";
+const walkAt = (i: number): WalkProgress => ({
+  startedAt: T1,
+  floor: null,
+  cursor: at(i),
+  top: at(100),
+  inclusive: null,
+  pages: i,
+});
+const dump = (s: Store, table: string) => s.db.prepare(`SELECT * FROM ${table} ORDER BY 1`).all();
+const ids = (s: Store) => s.db.prepare("SELECT id FROM bookings ORDER BY id").pluck().all();
+
+/** Batches that exercise every path: new, unchanged, updated, duplicates, type learning, rejects. */
+function script(): FeedBatch[] {
+  const reject = {
+    ok: false as const,
+    id: "bad1",
+    createdAt: at(3),
+    reason: "paid: expected boolean",
+    raw: {},
+  };
+  return [
+    feedBatch([okSummary(summaryRaw(1)), okSummary(summaryRaw(2)), okSummary(summaryRaw(2))], T1, {
+      walk: walkAt(1),
+      rejects: [reject],
+    }),
+    feedBatch(
+      [okSummary(summaryRaw(1)), okSummary(summaryRaw(2, { paid: true })), okSummary(summaryRaw(3))],
+      T2,
+      {
+        walk: walkAt(2),
+      },
+    ),
+    feedBatch([okSummary(summaryRaw(1))], T2, { bookingType: "LC", walk: null, checkpoint: at(3) }),
+  ];
+}
+
+describe("feed writer thread", () => {
+  it("stores exactly what the in-process store stores, with the same counts", () => {
+    const inline = open("inline.db", false);
+    const threaded = open("threaded.db", true);
+    const pipe = pipeOf(threaded);
+    const expected = script().map((b) => inline.commitFeedBatch(b));
+    const got = script().map((b) => {
+      pipe.send(b, true);
+      return pipe.settle(true);
+    });
+    expect(got).toEqual(expected);
+    expect(expected.map((c) => [c.inserted, c.updated, c.unchanged, c.rejected])).toEqual([
+      [2, 0, 1, 1],
+      [1, 1, 1, 0],
+      [0, 0, 1, 0],
+    ]);
+    for (const table of ["bookings", "sync_state"])
+      expect(dump(threaded, table)).toEqual(dump(inline, table));
+    expect(threaded.db.prepare("SELECT booking_id, reason FROM rejected_records").all()).toEqual([
+      { booking_id: "bad1", reason: "paid: expected boolean" },
+    ]);
+  });
+
+  it("stores batches sent without commit with the next commit, under its progress", () => {
+    const store = open("m.db", true);
+    const pipe = pipeOf(store);
+    pipe.send(feedBatch([okSummary(summaryRaw(1))], T1, { walk: walkAt(1) }), false);
+    pipe.send(feedBatch([okSummary(summaryRaw(2))], T1, { walk: walkAt(2) }), true);
+    expect(pipe.settle(true)).toEqual({ inserted: 2, updated: 0, unchanged: 0, rejected: 0 });
+    expect(ids(store)).toEqual(["bk000001", "bk000002"]);
+    expect(store.readStream("feed").walk).toEqual(walkAt(2));
+  });
+
+  it("commits what it holds, with its own progress, when nothing follows or settle waits", async () => {
+    const store = open("m.db", true);
+    const pipe = pipeOf(store);
+    pipe.send(feedBatch([okSummary(summaryRaw(1))], T1, { walk: walkAt(1) }), false);
+    // The writer commits on its own once no batch follows: visible to another connection.
+    const reader = new Database(tmp.file("m.db"), { readonly: true });
+    try {
+      while (reader.prepare("SELECT count(*) FROM bookings").pluck().get() === 0) {
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    } finally {
+      reader.close();
+    }
+    expect(store.readStream("feed").walk).toEqual(walkAt(1));
+    pipe.send(feedBatch([okSummary(summaryRaw(2))], T1, { walk: walkAt(2) }), false);
+    const counts = pipe.settle(true);
+    expect(counts.inserted).toBe(2);
+    expect(store.readStream("feed").walk).toEqual(walkAt(2));
+  });
+
+  it("stops at the first failure: nothing after it is stored and the progress stays before it", () => {
+    const store = open("m.db", true);
+    const pipe = pipeOf(store);
+    pipe.send(feedBatch([okSummary(summaryRaw(1))], T1, { walk: walkAt(1) }), true);
+    expect(pipe.settle(true).inserted).toBe(1);
+    // booking_type is checked to be IN or LC, so this batch fails inside its transaction.
+    const bad = feedBatch([okSummary(summaryRaw(2))], T1, {
+      walk: walkAt(2),
+      bookingType: "XX" as BookingType,
+    });
+    pipe.send(bad, false);
+    pipe.send(feedBatch([okSummary(summaryRaw(3))], T1, { walk: walkAt(3) }), true);
+    pipe.send(feedBatch([okSummary(summaryRaw(4))], T1, { walk: walkAt(4) }), true);
+    expect(() => pipe.settle(true)).toThrow(/feed writer thread: store feed rows: CHECK constraint failed/);
+    expect(() => pipe.settle(false)).toThrow(/CHECK constraint failed/);
+    expect(ids(store)).toEqual(["bk000001"]);
+    expect(store.readStream("feed").walk).toEqual(walkAt(1));
+  });
+
+  it("says why when the writer cannot open the database", () => {
+    const pipe = startFeedThread(tmp.file("absent.db"));
+    try {
+      pipe.send(feedBatch([okSummary(summaryRaw(1))], T1), true);
+      expect(() => pipe.settle(true)).toThrow(/feed writer thread: open database .*absent\.db/);
+    } finally {
+      pipe.close();
+    }
+    expect(fs.existsSync(tmp.file("absent.db"))).toBe(false);
+  });
+
+  it("checkpoints the WAL less often than SQLite's default, with a small page cache", () => {
+    const store = open("m.db", true);
+    expect(store.db.pragma("wal_autocheckpoint", { simple: true })).toBe(4000);
+    expect(store.db.pragma("cache_size", { simple: true })).toBe(-2048);
+  });
+
+  it("closes its connection first, so the store's close checkpoints and removes the WAL", () => {
+    const store = openStore(tmp.file("m.db"), { feedThread: true });
+    const pipe = pipeOf(store);
+    pipe.send(feedBatch([okSummary(summaryRaw(1))], T1, { walk: walkAt(1) }), true);
+    pipe.settle(true);
+    expect(fs.existsSync(tmp.file("m.db-wal"))).toBe(true);
+    store.close();
+    expect(fs.existsSync(tmp.file("m.db-wal"))).toBe(false);
+    const again = open("m.db", false);
+    expect(ids(again)).toEqual(["bk000001"]);
+  });
+});
+
+describe("a sync through the writer thread", () => {
+  it("mirrors every booking over real HTTP, resumes after an abort, and a rerun changes nothing", async () => {
+    const sim = await startSimulator({ seed: 3, bookings: 2500, tieRun: 3, faultRate: 0.1, faultSeed: 2 });
+    try {
+      const store = open("sync.db", true);
+      const logger = memoryLogger();
+      const api = createApiClient({
+        baseUrl: sim.url,
+        token: "sim-token",
+        minBackoffMs: 1,
+        maxBackoffMs: 5,
+        logger,
+      });
+      const clock = { now: () => new Date() };
+      const options = { pageSize: 50, lookbackSeconds: 600, batchPages: 3 };
+      // Abort part-way: the pages stored so far stay, with their progress, and the next run resumes.
+      const controller = new AbortController();
+      const onPage = (e: { pages: number }) => {
+        if (e.pages === 20) controller.abort(new Error("shutdown"));
+      };
+      const aborted = await runSync(
+        { api, store, clock, logger, signal: controller.signal },
+        { ...options, onPage },
+      );
+      expect(aborted.status).toBe("aborted");
+      expect(store.readStream("feed").walk?.pages).toBeGreaterThanOrEqual(18);
+      expect(store.countBookings()).toBe(aborted.inserted);
+
+      const signal = new AbortController().signal;
+      const cold = await runSync({ api, store, clock, logger, signal }, options);
+      expect(cold.status).toBe("success");
+      expect(aborted.inserted + cold.inserted).toBe(2500);
+      const source = sim
+        .allSummaries()
+        .map((b) => b._id)
+        .sort();
+      expect(ids(store)).toEqual(source);
+      expect(store.readStream("feed")).toMatchObject({ walk: null, checkpoint: cold.checkpointAfter });
+
+      const again = await runSync({ api, store, clock, logger, signal }, options);
+      expect(again).toMatchObject({ status: "success", inserted: 0, updated: 0 });
+      expect(again.checkpointAfter).toBe(cold.checkpointAfter);
+    } finally {
+      await sim.close();
+    }
+  });
+});
