@@ -9,7 +9,7 @@
  * nothing (targets: ≥ 6x faster at concurrency 8 with 50 ms latency; peak RSS under 150 MB
  * whatever the number of bookings).
  */
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -19,8 +19,8 @@ import { systemClock } from "../app.js";
 import { createLogger } from "../logger.js";
 import { openStore } from "../store/index.js";
 import { runBackfill } from "../sync/backfill.js";
+import { startSimulatorProcess } from "./simulator-process.js";
 
-const CLI = new URL("../cli.js", import.meta.url).pathname;
 const SELF = new URL(import.meta.url).pathname;
 const TOKEN = "sim-token";
 
@@ -70,29 +70,6 @@ async function runOne(url: string, concurrency: number): Promise<void> {
   }
 }
 
-function startSimulator(bookings: number, latencyMs: number): Promise<{ url: string; child: ChildProcess }> {
-  const args = [
-    CLI,
-    "simulate",
-    "--port",
-    "0",
-    "--bookings",
-    String(bookings),
-    "--latency-ms",
-    String(latencyMs),
-  ];
-  const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "inherit"] });
-  return new Promise((resolve, reject) => {
-    let out = "";
-    child.stdout?.on("data", (d) => {
-      out += d;
-      const m = /listening at (\S+)/.exec(out);
-      if (m?.[1]) resolve({ url: m[1], child });
-    });
-    child.on("exit", (code) => reject(new Error(`simulator exited with ${code}`)));
-  });
-}
-
 function measure(url: string, concurrency: number): Result {
   const out = execFileSync(process.execPath, [SELF, "--url", url, "--run", String(concurrency)], {
     encoding: "utf8",
@@ -121,7 +98,7 @@ async function main(): Promise<void> {
   if (values.run) return runOne(values.url as string, Number(values.run));
 
   const bookings = Number(values.bookings);
-  const { url, child } = await startSimulator(bookings, Number(values["latency-ms"]));
+  const { url, child } = await startSimulatorProcess(bookings, Number(values["latency-ms"]));
   try {
     console.log(
       `backfill of ${bookings} bookings, latency ${values["latency-ms"]} ms, simulator in its own process`,

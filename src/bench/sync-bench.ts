@@ -12,7 +12,7 @@
  * main thread's V8 heap and of memory outside it (`external`: buffers and the like), sampled every
  * 50 ms; RSS beyond those is native: code, thread stacks, SQLite's page cache, other isolates.
  */
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -22,8 +22,8 @@ import { systemClock } from "../app.js";
 import { createLogger } from "../logger.js";
 import { openStore } from "../store/index.js";
 import { runSync } from "../sync/run-sync.js";
+import { startSimulatorProcess } from "./simulator-process.js";
 
-const CLI = new URL("../cli.js", import.meta.url).pathname;
 const SELF = new URL(import.meta.url).pathname;
 const TOKEN = "sim-token";
 
@@ -113,29 +113,6 @@ async function runMode(mode: Mode, url: string, pageSize: number): Promise<void>
   process.stdout.write(`${JSON.stringify(result)}\n`);
 }
 
-function startSimulator(bookings: number, latencyMs: number): Promise<{ url: string; child: ChildProcess }> {
-  const args = [
-    CLI,
-    "simulate",
-    "--port",
-    "0",
-    "--bookings",
-    String(bookings),
-    "--latency-ms",
-    String(latencyMs),
-  ];
-  const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "inherit"] });
-  return new Promise((resolve, reject) => {
-    let out = "";
-    child.stdout?.on("data", (d) => {
-      out += d;
-      const m = /listening at (\S+)/.exec(out);
-      if (m?.[1]) resolve({ url: m[1], child });
-    });
-    child.on("exit", (code) => reject(new Error(`simulator exited with ${code}`)));
-  });
-}
-
 function measure(mode: string, url: string, pageSize: number): Result {
   const out = execFileSync(
     process.execPath,
@@ -166,7 +143,7 @@ async function main(): Promise<void> {
   const syncMode = values.writer === "inline" ? "sync-inline" : "sync";
 
   const bookings = Number(values.bookings);
-  const { url, child } = await startSimulator(bookings, Number(values["latency-ms"]));
+  const { url, child } = await startSimulatorProcess(bookings, Number(values["latency-ms"]));
   try {
     console.log(
       `feed of ${bookings} bookings, ${pageSize} a page, latency ${values["latency-ms"]} ms, simulator in its own process`,

@@ -10,6 +10,7 @@
  */
 import { coerceError, isAbortError } from "../errors.js";
 import { type BackfillProgressEvent, type BackfillState, type PassTotals, readAll } from "./backfill-pass.js";
+import { runLogFields, zeroCounters } from "./counters.js";
 import type { BackfillStore, ListDeps } from "./detail-ports.js";
 import type { RunStatus } from "./ports.js";
 
@@ -80,17 +81,7 @@ export async function runBackfill(
   if (!resumed) saveProgress(deps, stream, state);
   if (resumed)
     logger.info({ stream, since: state.startedAt }, "backfill: resuming; pages already read are skipped");
-  const totals: PassTotals = {
-    pages: 0,
-    requests: 0,
-    retries: 0,
-    inserted: 0,
-    updated: 0,
-    unchanged: 0,
-    rejected: 0,
-    rounds: 0,
-    rereadPages: 0,
-  };
+  const totals: PassTotals = { ...zeroCounters(), rounds: 0, rereadPages: 0 };
   let status: BackfillReport["status"] = "success";
   let error: Error | undefined;
   try {
@@ -164,18 +155,9 @@ function setFeedCheckpoints(deps: ListDeps<BackfillStore>, at: string): void {
 
 function logRun(logger: ListDeps<unknown>["logger"], r: BackfillReport): void {
   const fields = {
-    runId: r.runId,
+    ...runLogFields(r),
     stream: r.stream,
-    status: r.status,
-    new: r.inserted,
-    updated: r.updated,
-    unchanged: r.unchanged,
-    rejected: r.rejected,
-    pages: r.pages,
     rereadPages: r.rereadPages,
-    requests: r.requests,
-    retries: r.retries,
-    durationMs: r.durationMs,
     checkpoint: r.checkpointAfter,
   };
   if (r.status === "success") logger.info(fields, "backfill finished");

@@ -9,6 +9,8 @@
  * skips none (removals are handled by list-position.ts). Bookings newer than that position are
  * picked up when the walk has finished and the next one starts again from page 1.
  */
+
+import { zeroCounters } from "./counters.js";
 import type { DetailStore, ListDeps } from "./detail-ports.js";
 import { pageFor } from "./list-position.js";
 import { storeListPage, type WalkEnd, walkList } from "./list-walk.js";
@@ -57,8 +59,7 @@ export interface DetailsReport extends RunCounters {
 }
 
 export function emptyDetailsReport(): DetailsReport {
-  const counters = { pages: 0, requests: 0, retries: 0, inserted: 0, updated: 0, unchanged: 0, rejected: 0 };
-  return { ...counters, wanted: 0, found: 0, end: "idle", resumed: false };
+  return { ...zeroCounters(), wanted: 0, found: 0, end: "idle", resumed: false };
 }
 
 /**

@@ -8,6 +8,7 @@
  * the run id (`listed_by_run`), so the mirror's size does not matter.
  */
 import { coerceError, isAbortError } from "../errors.js";
+import { runLogFields, zeroCounters } from "./counters.js";
 import type { ListDeps, ReconcileStore } from "./detail-ports.js";
 import { storeListPage, walkList } from "./list-walk.js";
 import type { ListPage, RunCounters, RunStatus } from "./ports.js";
@@ -44,15 +45,7 @@ export async function runReconcile(
   const startedAt = started.toISOString();
   const { since } = options;
   const runId = store.startRun({ kind: "reconcile", stream: "reconcile", startedAt, checkpointBefore: null });
-  const totals: RunCounters = {
-    pages: 0,
-    requests: 0,
-    retries: 0,
-    inserted: 0,
-    updated: 0,
-    unchanged: 0,
-    rejected: 0,
-  };
+  const totals: RunCounters = zeroCounters();
   let missing = 0;
   let status: ReconcileReport["status"] = "success";
   let error: Error | undefined;
@@ -111,20 +104,7 @@ function oldestOf(page: ListPage): string | null {
 }
 
 function logRun(logger: ListDeps<unknown>["logger"], r: ReconcileReport): void {
-  const fields = {
-    runId: r.runId,
-    status: r.status,
-    since: r.since,
-    new: r.inserted,
-    updated: r.updated,
-    unchanged: r.unchanged,
-    rejected: r.rejected,
-    missing: r.missing,
-    pages: r.pages,
-    requests: r.requests,
-    retries: r.retries,
-    durationMs: r.durationMs,
-  };
+  const fields = { ...runLogFields(r), since: r.since, missing: r.missing };
   if (r.status === "success") logger.info(fields, "reconcile finished");
   else if (r.status === "aborted")
     logger.warn(fields, "reconcile stopped before it finished; nothing was marked missing");

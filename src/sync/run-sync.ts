@@ -4,6 +4,7 @@
  * so both behave the same.
  */
 import { coerceError, isAbortError, wrapError } from "../errors.js";
+import { runLogFields } from "./counters.js";
 import type { DetailStore, DriftStore } from "./detail-ports.js";
 import { type DetailsReport, emptyDetailsReport, fillDetails } from "./details.js";
 import { checkDrift, type Drift } from "./drift.js";
@@ -166,17 +167,8 @@ function joinNote(message: string | null, ties: string[]): string {
 
 function logRun(logger: SyncDeps["logger"], r: SyncReport): void {
   const fields = {
-    runId: r.runId,
+    ...runLogFields(r),
     stream: r.stream,
-    status: r.status,
-    new: r.inserted,
-    updated: r.updated,
-    unchanged: r.unchanged,
-    rejected: r.rejected,
-    pages: r.pages,
-    requests: r.requests,
-    retries: r.retries,
-    durationMs: r.durationMs,
     checkpoint: r.checkpointAfter,
     ...(r.details
       ? { detailsFound: r.details.found, detailsWanted: r.details.wanted, detailsEnd: r.details.end }

@@ -9,6 +9,7 @@
  */
 
 import { ApiError } from "../errors.js";
+import { zeroCounters } from "./counters.js";
 import { PageBuffer } from "./page-buffer.js";
 import type { BookingType, FeedPage, RunCounters, SyncDeps, WalkProgress } from "./ports.js";
 import { cursorFor, maxOf, minOf, nextStep, shift } from "./window.js";
@@ -38,16 +39,7 @@ export interface WalkTotals extends RunCounters {
 }
 
 export function emptyTotals(): WalkTotals {
-  return {
-    pages: 0,
-    requests: 0,
-    retries: 0,
-    inserted: 0,
-    updated: 0,
-    unchanged: 0,
-    rejected: 0,
-    tieOverflows: [],
-  };
+  return { ...zeroCounters(), tieOverflows: [] };
 }
 
 /** The stream's name for a booking-type scope. */
