@@ -48,10 +48,13 @@ export interface BookingTimes {
   updatedAtMs?: number;
 }
 
+const DAY_MS = 86_400_000;
+
 /** The day after `ms`, at midnight UTC, as ISO. */
 function nextDay(ms: number): string {
-  const d = new Date(ms + 86_400_000);
-  return new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate())).toISOString();
+  // A UTC day is exactly DAY_MS, so midnight is the time rounded down to it (NaN still throws).
+  const t = new Date(ms + DAY_MS).getTime();
+  return new Date(t - (((t % DAY_MS) + DAY_MS) % DAY_MS)).toISOString();
 }
 
 /** Parties, packages and pricing of booking i: the draws the rest of the booking depends on. */
@@ -71,7 +74,8 @@ function drawCore(seed: number, i: number, version: number, times: BookingTimes 
   const weight = totalWeight(packages);
   const shipmentRate = rng.pick(SHIPMENT_RATES);
   const pricing = price(rng, type, weight, shipmentRate, packages.itemsValue, version);
-  const updatedAt = new Date(times?.updatedAtMs ?? createdAtMs).toISOString();
+  const updatedAtMs = times?.updatedAtMs ?? createdAtMs;
+  const updatedAt = updatedAtMs === createdAtMs ? createdAt : new Date(updatedAtMs).toISOString();
   return {
     rng,
     type,
@@ -144,10 +148,11 @@ export function fullBooking(seed: number, i: number, version = 0, times?: Bookin
   const d = drawDetails(seed, i, c.rng, c.type);
   const { pricing, packages } = c;
   const sourcePlatform = sourcePlatformOf(seed, i);
+  const id = objectId(seed, i, ID_KIND.booking);
   // One literal in contract order: spreading partial objects into a record this wide is ~1000x slower in V8.
   return {
-    _id: objectId(seed, i, ID_KIND.booking),
-    searchId: searchIdOf(seed, i),
+    _id: id,
+    searchId: searchIdFrom(id),
     new: version === 0,
     sourcePlatform,
     senderHasNoNigerianAddress: false,
@@ -217,7 +222,12 @@ export type SimFullBooking = ReturnType<typeof fullBooking>;
 
 /** A short, unique lookup code such as "SB1K9Z2QX", a bijection of i within a seed. */
 export function searchIdOf(seed: number, i: number): string {
-  return `SB${objectId(seed, i, ID_KIND.booking).slice(16).toUpperCase()}`;
+  return searchIdFrom(objectId(seed, i, ID_KIND.booking));
+}
+
+/** The search id of the booking whose `_id` is `id`: its index-unique last 8 hex digits. */
+function searchIdFrom(id: string): string {
+  return `SB${id.slice(16).toUpperCase()}`;
 }
 
 /** The summary view (contract 2.6) of a full booking, so both views of a booking agree. */

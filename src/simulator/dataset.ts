@@ -10,6 +10,12 @@ import {
   sourcePlatformOf,
   summaryOf,
 } from "./bookings.js";
+import {
+  DEFAULT_RECORD_CACHE_BYTES,
+  RecordCache,
+  type RecordStamp,
+  type RecordView,
+} from "./record-cache.js";
 import { type BookingFilter, type IndexView, makeView, viewKey } from "./views.js";
 
 export interface DatasetOptions {
@@ -29,6 +35,8 @@ export interface DatasetOptions {
   hidden?: readonly number[];
   /** The clock (epoch ms): default epoch, update times and envelope timestamps; default `Date.now`. */
   now?: () => number;
+  /** Most bytes of served JSON kept to answer repeated pages cheaply; default 96 MiB, 0 disables. */
+  recordCacheBytes?: number;
 }
 
 export type { BookingFilter } from "./views.js";
@@ -58,6 +66,7 @@ export class Dataset {
   readonly #excludedCache = new Map<string, { revision: number; positions: number[] }>();
   /** Bumped on every change of visibility, to invalidate cached exclusion positions. */
   #revision = 0;
+  readonly #records: RecordCache;
 
   constructor(options: DatasetOptions = {}) {
     this.seed = options.seed ?? 1;
@@ -70,6 +79,9 @@ export class Dataset {
     this.#epochMs = options.epochMs ?? Math.floor(this.#now() / 1000) * 1000 - newestStep * this.#spacingMs;
     this.#checkMonotone(0, this.#size);
     for (const i of options.hidden ?? []) this.#hidden.add(i);
+    this.#records = new RecordCache(
+      checkCount("recordCacheBytes", options.recordCacheBytes ?? DEFAULT_RECORD_CACHE_BYTES),
+    );
   }
 
   /** Number of bookings ever generated: base ones plus inserts (visible or not). */
@@ -102,15 +114,42 @@ export class Dataset {
 
   /** Booking i, full view, at its current version (whether visible or not). */
   full(i: number): SimFullBooking {
-    this.#checkIndex(i);
-    const update = this.#updates.get(i);
-    const times = { createdAtMs: this.createdAtMs(i), updatedAtMs: update?.updatedAtMs };
-    return fullBooking(this.seed, i, update?.version ?? 0, times);
+    const stamp = this.#stamp(i);
+    return fullBooking(this.seed, i, stamp.version, stamp);
   }
 
   /** Booking i, summary view, at its current version. */
   summary(i: number): SimSummaryBooking {
     return summaryOf(this.full(i));
+  }
+
+  /** `JSON.stringify(full(i))` as UTF-8, cached while booking i's version and times stay the same. */
+  fullJson(i: number): Buffer {
+    return this.#json("full", i);
+  }
+
+  /** `JSON.stringify(summary(i))` as UTF-8, cached like `fullJson`. */
+  summaryJson(i: number): Buffer {
+    return this.#json("summary", i);
+  }
+
+  #json(view: RecordView, i: number): Buffer {
+    const stamp = this.#stamp(i);
+    return this.#records.json(view, i, stamp, () => {
+      const full = fullBooking(this.seed, i, stamp.version, stamp);
+      return JSON.stringify(view === "full" ? full : summaryOf(full));
+    });
+  }
+
+  /** What booking i is generated from besides (seed, i): its version and times. */
+  #stamp(i: number): RecordStamp {
+    this.#checkIndex(i);
+    const update = this.#updates.get(i);
+    return {
+      version: update?.version ?? 0,
+      createdAtMs: this.createdAtMs(i),
+      updatedAtMs: update?.updatedAtMs,
+    };
   }
 
   /** Appends `count` new bookings (the newest), continuing the createdAt formula; returns their indexes. */

@@ -10,8 +10,11 @@ import { parseFeedParams, parseListParams } from "./params.js";
 import {
   corruptRecords,
   errorEnvelope,
+  jsonWithRecords,
   MESSAGES,
+  RECORDS,
   sendJson,
+  sendJsonChunks,
   sendTransportFault,
   sendTruncated,
 } from "./responses.js";
@@ -85,59 +88,79 @@ export async function handle(ctx: Context, req: IncomingMessage, res: ServerResp
   if (faultStatus !== undefined) return { ...event, status: faultStatus };
   if (req.method !== "GET") return sendError(405, MESSAGES[405]);
   if (req.headers.authorization !== `Bearer ${ctx.behaviour.token}`) return sendError(401, MESSAGES[401]);
+  // The body is built as UTF-8 chunks: records come as JSON from the dataset's cache (see RecordCache).
   const body = endpoint === "feed" ? feedBody(ctx, url, fault, nowMs) : listBody(ctx, url, fault, nowMs);
   if (typeof body === "string") return sendError(400, body);
   if (fault?.kind === "truncated") {
-    sendTruncated(res, JSON.stringify(body), fault.mode ?? "length");
+    sendTruncated(res, Buffer.concat(body), fault.mode ?? "length");
   } else {
-    sendJson(res, 200, body);
+    sendJsonChunks(res, 200, body);
   }
   return event;
 }
 
-/** The feed envelope, or the 400 message when a parameter is invalid. */
-function feedBody(ctx: Context, url: URL, fault: Fault | undefined, nowMs: number): object | string {
+/** The feed envelope as JSON chunks, or the 400 message when a parameter is invalid. */
+function feedBody(ctx: Context, url: URL, fault: Fault | undefined, nowMs: number): Buffer[] | string {
   const parsed = parseFeedParams(url.searchParams);
   if (!parsed.ok) return parsed.message;
   const { limit, cursor, cursorMs, bookingType } = parsed.value;
   const inclusive = ctx.behaviour.cursor === "inclusive";
   const slice = ctx.dataset.feed({ limit, cursorMs, bookingType, inclusive });
-  let bookings: object[] = slice.indexes.map((i) => ctx.dataset.summary(i));
+  let indexes = slice.indexes;
   let nextCursor = slice.nextCursorMs === null ? null : new Date(slice.nextCursorMs).toISOString();
   let hasMore = slice.hasMore;
   if (fault?.kind === "hasMoreOnEmpty") {
-    bookings = [];
+    indexes = [];
     nextCursor = cursor ?? null;
     hasMore = true;
   } else if (fault?.kind === "stuckCursor") {
     nextCursor = cursor ?? null;
     hasMore = true;
-  } else if (fault?.kind === "malformed") {
-    bookings = corruptRecords(bookings, fault.count ?? 3);
   }
-  return {
+  const envelope = (bookings: unknown) => ({
     success: true,
     data: { bookings, nextCursor, hasMore },
     status: 200,
     message: "Recent bookings fetched successfully",
     timestamp: new Date(nowMs).toISOString(),
-  };
+  });
+  if (fault?.kind === "malformed") {
+    const bookings = corruptRecords(
+      indexes.map((i) => ctx.dataset.summary(i)),
+      fault.count ?? 3,
+    );
+    return [Buffer.from(JSON.stringify(envelope(bookings)))];
+  }
+  return jsonWithRecords(
+    envelope(RECORDS),
+    indexes.map((i) => ctx.dataset.summaryJson(i)),
+  );
 }
 
-/** The list envelope, or the 400 message when a parameter is invalid. */
-function listBody(ctx: Context, url: URL, fault: Fault | undefined, nowMs: number): object | string {
+/** The list envelope as JSON chunks, or the 400 message when a parameter is invalid. */
+function listBody(ctx: Context, url: URL, fault: Fault | undefined, nowMs: number): Buffer[] | string {
   const parsed = parseListParams(url.searchParams);
   if (!parsed.ok) return parsed.message;
   const { page, pageSize, sourcePlatform } = parsed.value;
   const { indexes, total } = ctx.dataset.list({ page, pageSize, sourcePlatform });
-  let data: object[] = indexes.map((i) => ctx.dataset.full(i));
-  if (fault?.kind === "malformed") data = corruptRecords(data, fault.count ?? 3);
-  return {
+  const envelope = (data: unknown) => ({
     success: true,
     data,
     pagination: { total, page, pageSize, totalPages: Math.ceil(total / pageSize) },
     status: 200,
     message: "Bookings retrieved successfully",
     timestamp: new Date(nowMs).toISOString(),
-  };
+  });
+  // Only a malformed page needs the records as objects, to corrupt copies of them.
+  if (fault?.kind === "malformed") {
+    const data = corruptRecords(
+      indexes.map((i) => ctx.dataset.full(i)),
+      fault.count ?? 3,
+    );
+    return [Buffer.from(JSON.stringify(envelope(data)))];
+  }
+  return jsonWithRecords(
+    envelope(RECORDS),
+    indexes.map((i) => ctx.dataset.fullJson(i)),
+  );
 }

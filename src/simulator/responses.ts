@@ -23,6 +23,30 @@ export const MESSAGES = {
   503: "Service temporarily unavailable",
 } as const;
 
+/** Stands for the records array in an envelope given to `jsonWithRecords`. */
+export const RECORDS = "\u0000records\u0000";
+const RECORDS_JSON = JSON.stringify(RECORDS);
+const COMMA = Buffer.from(",");
+
+/**
+ * `JSON.stringify(envelope)` as UTF-8 chunks, with the array of `records` (each one record's JSON)
+ * where the envelope holds `RECORDS`: the same bytes as stringifying the records in place, but
+ * cached records are sent as they are instead of being serialized again. `RECORDS` must come
+ * before any field that can echo request input, so the first match is the placeholder.
+ */
+export function jsonWithRecords(envelope: object, records: readonly Buffer[]): Buffer[] {
+  const text = JSON.stringify(envelope);
+  const at = text.indexOf(RECORDS_JSON);
+  if (at < 0) throw new Error("jsonWithRecords: the envelope has no RECORDS placeholder");
+  const chunks: Buffer[] = [Buffer.from(`${text.slice(0, at)}[`)];
+  records.forEach((record, k) => {
+    if (k > 0) chunks.push(COMMA);
+    chunks.push(record);
+  });
+  chunks.push(Buffer.from(`]${text.slice(at + RECORDS_JSON.length)}`));
+  return chunks;
+}
+
 /** The error envelope: success, status, message and timestamp only. */
 export function errorEnvelope(status: number, message: string, nowMs: number) {
   return { success: false, status, message, timestamp: new Date(nowMs).toISOString() };
@@ -36,6 +60,20 @@ export function sendJson(
   headers: Record<string, string> = {},
 ): void {
   sendText(res, status, JSON_TYPE, JSON.stringify(body), headers);
+}
+
+/**
+ * Writes JSON already encoded as chunks (see `jsonWithRecords`) with an exact Content-Length; a
+ * no-op once the socket is gone. The chunks go out in one writev, uncopied: joining them would
+ * allocate the whole body again for every page.
+ */
+export function sendJsonChunks(res: ServerResponse, status: number, chunks: readonly Buffer[]): void {
+  if (res.destroyed) return;
+  let length = 0;
+  for (const chunk of chunks) length += chunk.length;
+  res.writeHead(status, { "content-type": JSON_TYPE, "content-length": length });
+  for (const chunk of chunks) res.write(chunk);
+  res.end();
 }
 
 /** Writes `text` with an exact Content-Length; a no-op once the socket is gone. */
@@ -55,17 +93,16 @@ export function sendText(
   res.end(text);
 }
 
-/** Writes the first half of `text` with status 200: a consistent Content-Length, or the full one and a closed socket. */
-export function sendTruncated(res: ServerResponse, text: string, mode: "length" | "close"): void {
+/** Writes the first half of `json` with status 200: a consistent Content-Length, or the full one and a closed socket. */
+export function sendTruncated(res: ServerResponse, json: Buffer, mode: "length" | "close"): void {
   if (res.destroyed) return;
-  const bytes = Buffer.from(text);
-  const cut = bytes.subarray(0, Math.max(1, Math.floor(bytes.length / 2)));
+  const cut = json.subarray(0, Math.max(1, Math.floor(json.length / 2)));
   if (mode === "length") {
     res.writeHead(200, { "content-type": JSON_TYPE, "content-length": cut.length });
     res.end(cut);
     return;
   }
-  res.writeHead(200, { "content-type": JSON_TYPE, "content-length": bytes.length });
+  res.writeHead(200, { "content-type": JSON_TYPE, "content-length": json.length });
   // Destroy only once the half is flushed, so the client sees a body that stops short.
   res.write(cut, () => res.destroy());
 }
