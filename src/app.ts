@@ -30,8 +30,8 @@ export interface AppOptions {
 export function openApp(config: Config, options: AppOptions = {}): App {
   const { apiBaseUrl, apiToken } = requireApi(config);
   const logger = options.logger ?? createLogger({ level: config.logLevel });
-  // Feed writes run on a writer thread so they overlap the next pages' fetching (store/feed-thread.ts).
-  const store = openStore(config.dbPath, { logger, feedThread: true });
+  // Feed and backfill writes run on a writer thread, overlapping the next pages' fetching (store/writer-thread.ts).
+  const store = openStore(config.dbPath, { logger, writerThread: true });
   const api = createApiClient({
     baseUrl: apiBaseUrl,
     token: apiToken,

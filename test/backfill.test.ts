@@ -31,22 +31,28 @@ function countListPages(sim: Harness["sim"]): Map<number, number> {
 }
 
 describe("backfill", () => {
-  it("mirrors a few thousand bookings in full, with packages and items, and sets the feed checkpoints", async () => {
-    h = await harness({ bookings: 2500 });
-    const report = await runBackfill(listDeps(h), { concurrency: 4 });
-    expect(report).toMatchObject({
-      status: "success",
-      inserted: 2500,
-      updated: 0,
-      pages: 25,
-      rereadPages: 0,
-    });
-    expectMirrorHoldsSourceInFull(h);
-    for (const stream of FEED_STREAMS)
-      expect(h.store.readStream(stream).checkpoint).toBe(report.backfillStartedAt);
-    expect(h.store.readProgress("backfill").progress).toBeNull();
-    expect(h.store.lastRun("backfill")).toMatchObject({ status: "success", bookingsNew: 2500, pages: 25 });
-  });
+  it.each([
+    ["on its own connection", false],
+    ["through the writer thread", true],
+  ])(
+    "mirrors a few thousand bookings in full, with packages and items, and sets the feed checkpoints (%s)",
+    async (_, writerThread) => {
+      h = await harness({ bookings: 2500, writerThread });
+      const report = await runBackfill(listDeps(h), { concurrency: 4 });
+      expect(report).toMatchObject({
+        status: "success",
+        inserted: 2500,
+        updated: 0,
+        pages: 25,
+        rereadPages: 0,
+      });
+      expectMirrorHoldsSourceInFull(h);
+      for (const stream of FEED_STREAMS)
+        expect(h.store.readStream(stream).checkpoint).toBe(report.backfillStartedAt);
+      expect(h.store.readProgress("backfill").progress).toBeNull();
+      expect(h.store.lastRun("backfill")).toMatchObject({ status: "success", bookingsNew: 2500, pages: 25 });
+    },
+  );
 
   it("run twice, changes nothing the second time", async () => {
     h = await harness({ bookings: 1200 });

@@ -137,7 +137,7 @@ describe("the container image's install-and-start sequence", () => {
     );
     expect(runtime.steps.filter((s) => s.startsWith("RUN npm"))).toEqual([]);
     expect(envOf(runtime.steps)).toMatchObject({ BOOKING_DB_PATH: "/data/bookings.db", HTTP_PORT: "8080" });
-    expect(execForm(runtime.steps, "ENTRYPOINT")).toEqual(["node", "dist/cli.js"]);
+    expect(execForm(runtime.steps, "ENTRYPOINT")).toEqual(["node", "--max-semi-space-size=4", "dist/cli.js"]);
     expect(execForm(runtime.steps, "CMD")).toEqual(["run"]);
   });
 

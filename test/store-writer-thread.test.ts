@@ -1,19 +1,20 @@
 /**
- * The feed writer thread through real files: it stores what the in-process store stores, commits
- * rows only with their progress, stops at the first failure, and hands the file back cleanly. Then
- * a whole sync through it, over real HTTP against the simulator.
+ * The writer thread through real files: for feed and detail batches alike it stores what the
+ * in-process store stores, commits rows only with their progress, stops at the first failure, and
+ * hands the file back cleanly. Then a whole sync through it, over real HTTP against the simulator.
  */
 import fs from "node:fs";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createApiClient } from "../src/api/client.js";
 import { startSimulator } from "../src/simulator/index.js";
-import { startFeedThread } from "../src/store/feed-thread.js";
 import { openStore, type Store } from "../src/store/index.js";
+import { startWriterThread } from "../src/store/writer-thread.js";
+import type { DetailBatch, DetailPipe } from "../src/sync/detail-ports.js";
 import type { BookingType, FeedBatch, FeedPipe, WalkProgress } from "../src/sync/ports.js";
 import { runSync } from "../src/sync/run-sync.js";
 import { memoryLogger } from "./support/fakes.js";
-import { at, feedBatch, okSummary, summaryRaw, tempDir } from "./support/store-fixtures.js";
+import { at, feedBatch, fullRaw, okFull, okSummary, summaryRaw, tempDir } from "./support/store-fixtures.js";
 
 let tmp: ReturnType<typeof tempDir>;
 const opened: Store[] = [];
@@ -25,8 +26,8 @@ afterEach(() => {
   tmp.cleanup();
 });
 
-function open(name: string, feedThread: boolean): Store {
-  const store = openStore(tmp.file(name), { feedThread });
+function open(name: string, writerThread: boolean): Store {
+  const store = openStore(tmp.file(name), { writerThread });
   opened.push(store);
   return store;
 }
@@ -141,17 +142,17 @@ describe("feed writer thread", () => {
     pipe.send(bad, false);
     pipe.send(feedBatch([okSummary(summaryRaw(3))], T1, { walk: walkAt(3) }), true);
     pipe.send(feedBatch([okSummary(summaryRaw(4))], T1, { walk: walkAt(4) }), true);
-    expect(() => pipe.settle(true)).toThrow(/feed writer thread: store feed rows: CHECK constraint failed/);
+    expect(() => pipe.settle(true)).toThrow(/writer thread: store feed rows: CHECK constraint failed/);
     expect(() => pipe.settle(false)).toThrow(/CHECK constraint failed/);
     expect(ids(store)).toEqual(["bk000001"]);
     expect(store.readStream("feed").walk).toEqual(walkAt(1));
   });
 
   it("says why when the writer cannot open the database", () => {
-    const pipe = startFeedThread(tmp.file("absent.db"));
+    const pipe = startWriterThread(tmp.file("absent.db"));
     try {
       pipe.send(feedBatch([okSummary(summaryRaw(1))], T1), true);
-      expect(() => pipe.settle(true)).toThrow(/feed writer thread: open database .*absent\.db/);
+      expect(() => pipe.settle(true)).toThrow(/writer thread: open database .*absent\.db/);
     } finally {
       pipe.close();
     }
@@ -165,7 +166,7 @@ describe("feed writer thread", () => {
   });
 
   it("closes its connection first, so the store's close checkpoints and removes the WAL", () => {
-    const store = openStore(tmp.file("m.db"), { feedThread: true });
+    const store = openStore(tmp.file("m.db"), { writerThread: true });
     const pipe = pipeOf(store);
     pipe.send(feedBatch([okSummary(summaryRaw(1))], T1, { walk: walkAt(1) }), true);
     pipe.settle(true);
@@ -174,6 +175,92 @@ describe("feed writer thread", () => {
     expect(fs.existsSync(tmp.file("m.db-wal"))).toBe(false);
     const again = open("m.db", false);
     expect(ids(again)).toEqual(["bk000001"]);
+  });
+});
+
+function detailPipeOf(store: Store): DetailPipe {
+  const pipe = store.detailPipe?.();
+  if (!pipe) throw new Error("store has no detail pipe");
+  return pipe;
+}
+
+/** Detail batches that exercise every path: new, duplicate, updated, stale, unchanged, rejects. */
+function detailScript(): DetailBatch[] {
+  const progress = (pages: number) => ({ stream: "backfill", value: { pages } });
+  const reject = {
+    ok: false as const,
+    id: "bad1",
+    createdAt: at(3),
+    reason: "paid: expected boolean",
+    raw: {},
+  };
+  return [
+    {
+      bookings: [okFull(fullRaw(1)), okFull(fullRaw(2)), okFull(fullRaw(2))],
+      rejects: [reject],
+      syncedAt: T1,
+      listedBy: 1,
+      progress: progress(1),
+    },
+    {
+      bookings: [
+        okFull(fullRaw(1)),
+        okFull(fullRaw(2, { paid: true, updatedAt: at(300), packages: { packages: [] } })),
+        okFull(fullRaw(3)),
+      ],
+      rejects: [],
+      syncedAt: T2,
+      listedBy: 2,
+      progress: progress(2),
+    },
+    // An older copy of booking 2 must not overwrite the newer one.
+    { bookings: [okFull(fullRaw(2, { paid: false }))], rejects: [], syncedAt: T2, progress: progress(3) },
+  ];
+}
+
+describe("detail batches through the writer thread", () => {
+  it("store exactly what the in-process store stores, with the same counts", async () => {
+    const inline = open("inline.db", false);
+    const threaded = open("threaded.db", true);
+    const pipe = detailPipeOf(threaded);
+    const batches = detailScript();
+    const expected = batches.map((b) => inline.commitDetailBatch(b));
+    // Sent all at once, so they queue up and share transactions; each still gets its own counts.
+    expect(await Promise.all(batches.map((b) => pipe.storeDetails(b)))).toEqual(expected);
+    expect(expected.map((c) => c.inserted)).toEqual([2, 1, 0]);
+    expect(expected[1]).toMatchObject({ updated: 1, unchanged: 1 });
+    for (const table of ["bookings", "booking_packages", "booking_items", "rejected_records", "sync_state"])
+      expect(dump(threaded, table), table).toEqual(dump(inline, table));
+    expect(threaded.readProgress("backfill").progress).toEqual({ pages: 3 });
+  });
+
+  it("after a failed batch, refuses the ones sent behind it: nothing of them is stored", async () => {
+    const store = open("m.db", true);
+    store.db.exec(`CREATE TRIGGER refuse BEFORE INSERT ON bookings WHEN NEW.id = 'bk000002'
+      BEGIN SELECT RAISE(ABORT, 'refused by the test'); END`);
+    const pipe = detailPipeOf(store);
+    const batch = (i: number): DetailBatch => ({
+      bookings: [okFull(fullRaw(i))],
+      rejects: [],
+      syncedAt: T1,
+      progress: { stream: "backfill", value: { pages: i } },
+    });
+    expect(await pipe.storeDetails(batch(1))).toMatchObject({ inserted: 1 });
+    const [second, third] = await Promise.allSettled([
+      pipe.storeDetails(batch(2)),
+      pipe.storeDetails(batch(3)),
+    ]);
+    expect(second).toMatchObject({
+      status: "rejected",
+      reason: { message: expect.stringMatching(/refused by the test/) },
+    });
+    expect(third).toMatchObject({
+      status: "rejected",
+      reason: { message: expect.stringMatching(/refused by the test/) },
+    });
+    await expect(pipe.storeDetails(batch(4))).rejects.toThrow(/refused by the test/);
+    expect(ids(store)).toEqual(["bk000001"]);
+    expect(store.readProgress("backfill").progress).toEqual({ pages: 1 });
   });
 });
 

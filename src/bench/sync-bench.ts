@@ -83,7 +83,7 @@ async function runMode(mode: Mode, url: string, pageSize: number): Promise<void>
     }
   } else {
     const dir = mkdtempSync(join(tmpdir(), "booking-sync-bench-"));
-    const store = openStore(join(dir, "bench.db"), { feedThread: mode === "sync" });
+    const store = openStore(join(dir, "bench.db"), { writerThread: mode === "sync" });
     const logger = createLogger({ level: "warn" });
     const api = createApiClient({ baseUrl: url, token: TOKEN });
     const signal = new AbortController().signal;

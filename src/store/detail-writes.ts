@@ -2,54 +2,96 @@
  * The full view's writes (list-bookings: details refresh, backfill, reconcile): every typed column,
  * the raw record and its packages and items, in one transaction with the caller's progress.
  * A stale-write guard keeps an older copy of a record from overwriting a newer one.
+ *
+ * As with the feed (feed-writes.ts) the work is split in two so it can run on two threads:
+ * `toDetailRows` turns a batch into plain positional values where the records are, and
+ * `detailStatements` writes them where the connection is (the backfill's writer thread,
+ * writer-thread.ts, or the caller's own connection).
+ *
+ * Each booking is inserted first and compared only when its `_id` is already stored: a backfill is
+ * almost all new rows, for which a lookup first is a wasted index descent, and a new row has no
+ * packages or items to delete.
  */
 import type Database from "better-sqlite3";
-import type { FullBooking } from "../api/schemas.js";
-import type { Checked, UpsertCounts } from "../sync/ports.js";
-import { childRows, DETAIL_COLUMNS, type DetailParams, detailParams, SUMMARY_COLUMNS } from "./rows.js";
+import type { DetailBatch } from "../sync/detail-ports.js";
+import type { UpsertCounts } from "../sync/ports.js";
+import { noCounts } from "./feed-writes.js";
+import {
+  bookingTypeOf,
+  childValues,
+  DETAIL_COLUMNS,
+  ITEM_COLUMNS,
+  PACKAGE_COLUMNS,
+  type Param,
+  pushDetailValues,
+  pushSummaryValues,
+  SUMMARY_COLUMNS,
+} from "./rows.js";
 import type { Reject, StateWriter } from "./state.js";
 
-/** What `commitDetailBatch` stores in one transaction. */
-export interface DetailBatch {
-  /** Valid full records; the same `_id` may appear more than once (the last wins). */
-  bookings: Array<Extract<Checked<FullBooking>, { ok: true }>>;
-  rejects: Reject[];
-  /** When the batch was read (ISO): `detail_synced_at`, and `first_seen_at` for new rows. */
-  syncedAt: string;
-  /**
-   * The run whose list-bookings pass served these records; stored on each booking (even an
-   * unchanged one) so `markUnlisted` can tell which bookings the source no longer serves.
-   */
-  listedBy?: number | undefined;
-  /** Resumable progress of the caller's stream, committed with the rows; `value: null` clears it. */
-  progress?: { stream: string; value: unknown | null; checkpoint?: string | undefined } | undefined;
+export type { DetailBatch } from "../sync/detail-ports.js";
+
+/** A booking of `DetailRows`: its `bookings` values and its children's. */
+export interface DetailRow {
+  /** `_id`, booking type, the summary then the detail columns in `COLUMNS` order, raw JSON. */
+  values: Param[];
+  /** `booking_packages` rows, in `PACKAGE_COLUMNS` order. */
+  packages: Param[][];
+  /** `booking_items` rows, in `ITEM_COLUMNS` order. */
+  items: Param[][];
 }
 
-const ALL = [...SUMMARY_COLUMNS, ...DETAIL_COLUMNS];
-const columns = ALL.map(([c]) => c).join(", ");
-const values = ALL.map(([, p]) => `@${p}`).join(", ");
-const assignments = ALL.map(([c, p]) => `${c} = @${p}`).join(", ");
+/** A `DetailBatch` reduced to what SQLite binds: plain data, cheap to hand to another thread. */
+export interface DetailRows {
+  rows: DetailRow[];
+  rejects: Reject[];
+  syncedAt: string;
+  listedBy: number | null;
+  progress: DetailBatch["progress"];
+}
 
-type Row = DetailParams & { json: string; syncedAt: string; listedBy: number | null };
+const COLUMNS = [...SUMMARY_COLUMNS, ...DETAIL_COLUMNS];
+// Positions in `DetailRow.values`.
+const ID = 0;
+const TYPE = 1;
+const FIRST_COLUMN = 2;
+const REMOTE_UPDATED_AT = FIRST_COLUMN + COLUMNS.indexOf("remote_updated_at");
+const JSON_TEXT = FIRST_COLUMN + COLUMNS.length;
 
-/** Prepares the detail statements and returns `commitDetailBatch`. */
-export function detailWriter(
+const marks = (n: number) => Array.from({ length: n }, () => "?").join(", ");
+
+/** The values a batch binds; the records' JSON is serialised here, once. */
+export function toDetailRows(batch: DetailBatch): DetailRows {
+  const rows = batch.bookings.map(({ id, createdAt, record, raw }): DetailRow => {
+    const values: Param[] = [id, bookingTypeOf(record.type)];
+    pushSummaryValues(values, createdAt, record);
+    pushDetailValues(values, createdAt, record);
+    values.push(JSON.stringify(raw));
+    return { values, ...childValues(id, record) };
+  });
+  const { rejects, syncedAt, listedBy, progress } = batch;
+  return { rows, rejects, syncedAt, listedBy: listedBy ?? null, progress };
+}
+
+/** Prepares the detail statements on one connection; `write` runs inside the caller's transaction. */
+export function detailStatements(
   db: Database.Database,
   state: StateWriter,
-): (batch: DetailBatch) => UpsertCounts {
+): { write(part: DetailRows): UpsertCounts } {
+  // summary_json stays null: it holds only what the feed served, and the feed has not served this one yet.
+  const insert = db.prepare(`
+    INSERT INTO bookings (id, booking_type, ${COLUMNS.join(", ")}, detail_json, detail_synced_at,
+      listed_by_run, first_seen_at, summary_synced_at)
+    VALUES (?, ?, ${marks(COLUMNS.length)}, ?, ?, ?, ?, ?)
+    ON CONFLICT (id) DO NOTHING`);
   const select = db.prepare<[string], { remote: string | null; json: string | null }>(
     "SELECT remote_updated_at AS remote, detail_json AS json FROM bookings WHERE id = ?",
   );
-  // summary_json stays null: it holds only what the feed served, and the feed has not served this one yet.
-  const insert = db.prepare(`
-    INSERT INTO bookings (id, booking_type, ${columns}, detail_json, detail_synced_at, listed_by_run,
-      first_seen_at, summary_synced_at)
-    VALUES (@id, @bookingType, ${values}, @json, @syncedAt, @listedBy, @syncedAt, @syncedAt)`);
   const update = db.prepare(`
-    UPDATE bookings SET ${assignments}, booking_type = coalesce(@bookingType, booking_type),
-      detail_json = @json, detail_synced_at = @syncedAt,
-      listed_by_run = coalesce(@listedBy, listed_by_run), missing_since = NULL
-    WHERE id = @id`);
+    UPDATE bookings SET ${COLUMNS.map((c) => `${c} = ?`).join(", ")},
+      booking_type = coalesce(?, booking_type), detail_json = ?, detail_synced_at = ?,
+      listed_by_run = coalesce(?, listed_by_run), missing_since = NULL
+    WHERE id = ?`);
   // Unchanged or stale rows were still served by the source: it lists them, and they are not missing.
   // If the summary changed since the details were read, the details were just confirmed current:
   // move detail_synced_at so the booking leaves the details queue instead of being re-read forever.
@@ -60,60 +102,65 @@ export function detailWriter(
       OR summary_synced_at > detail_synced_at)`);
   const deletePackages = db.prepare("DELETE FROM booking_packages WHERE booking_id = ?");
   const deleteItems = db.prepare("DELETE FROM booking_items WHERE booking_id = ?");
-  const insertPackage = db.prepare(`
-    INSERT INTO booking_packages (booking_id, position, package_id, actual_weight, length, width, height,
-      dimension_weight, dimension_price, predefined_dimension, multiple)
-    VALUES (@bookingId, @position, @packageId, @actualWeight, @length, @width, @height,
-      @dimensionWeight, @dimensionPrice, @predefinedDimension, @multiple)`);
-  const insertItem = db.prepare(`
-    INSERT INTO booking_items (booking_id, package_position, position, item_id, name, hs_code, quantity, price,
-      exclude_packing_list)
-    VALUES (@bookingId, @packagePosition, @position, @itemId, @name, @hsCode, @quantity, @price,
-      @excludePackingList)`);
+  const insertPackage = db.prepare(
+    `INSERT INTO booking_packages (${PACKAGE_COLUMNS.join(", ")}) VALUES (${marks(PACKAGE_COLUMNS.length)})`,
+  );
+  const insertItem = db.prepare(
+    `INSERT INTO booking_items (${ITEM_COLUMNS.join(", ")}) VALUES (${marks(ITEM_COLUMNS.length)})`,
+  );
 
-  const replaceChildren = (id: string, record: FullBooking) => {
-    deleteItems.run(id);
-    deletePackages.run(id);
-    const { packages, items } = childRows(id, record);
-    for (const p of packages) insertPackage.run(p);
-    for (const i of items) insertItem.run(i);
+  const insertChildren = (row: DetailRow) => {
+    for (const p of row.packages) insertPackage.run(p);
+    for (const i of row.items) insertItem.run(i);
   };
 
-  /** Writes one record; returns which count it adds to. */
-  const upsert = (b: DetailBatch["bookings"][number], batch: DetailBatch): keyof UpsertCounts => {
-    const row: Row = {
-      ...detailParams(b.id, b.createdAt, b.record),
-      json: JSON.stringify(b.raw),
-      syncedAt: batch.syncedAt,
-      listedBy: batch.listedBy ?? null,
-    };
-    const stored = select.get(b.id);
-    if (stored === undefined) {
-      insert.run(row);
-      replaceChildren(b.id, b.record);
+  /** Writes one booking; returns which count it adds to. */
+  const upsert = (row: DetailRow, part: DetailRows): "inserted" | "updated" | "unchanged" => {
+    const { values } = row;
+    const { syncedAt, listedBy } = part;
+    if (insert.run(values, syncedAt, listedBy, syncedAt, syncedAt).changes > 0) {
+      insertChildren(row);
       return "inserted";
     }
+    const id = values[ID] as string;
+    const json = values[JSON_TEXT];
+    const remote = values[REMOTE_UPDATED_AT];
+    // Present: the insert was refused because this `_id` is stored.
+    const stored = select.get(id) as { remote: string | null; json: string | null };
     // ISO 8601 UTC text compares in time order; a payload without updatedAt cannot be judged stale.
-    const stale =
-      stored.remote !== null && row.remoteUpdatedAt !== null && stored.remote > row.remoteUpdatedAt;
-    if (stale || stored.json === row.json) {
-      touch.run({ id: b.id, listedBy: row.listedBy, syncedAt: row.syncedAt });
+    const stale = stored.remote !== null && remote !== null && stored.remote > (remote as string);
+    if (stale || stored.json === json) {
+      touch.run({ id, listedBy, syncedAt });
       return "unchanged";
     }
-    update.run(row);
-    replaceChildren(b.id, b.record);
+    update.run(values.slice(FIRST_COLUMN, JSON_TEXT), values[TYPE], json, syncedAt, listedBy, id);
+    deleteItems.run(id);
+    deletePackages.run(id);
+    insertChildren(row);
     return "updated";
   };
 
-  const commit = db.transaction((batch: DetailBatch): UpsertCounts => {
-    const counts: UpsertCounts = { inserted: 0, updated: 0, unchanged: 0, rejected: batch.rejects.length };
-    for (const b of batch.bookings) counts[upsert(b, batch)]++;
-    state.insertRejects(batch.rejects, "list", batch.listedBy ?? null, batch.syncedAt);
-    if (batch.progress) {
-      const { stream, value, checkpoint } = batch.progress;
-      state.writeState(stream, value, checkpoint, batch.syncedAt);
-    }
-    return counts;
-  });
-  return (batch) => commit.immediate(batch);
+  return {
+    write(part) {
+      const counts = noCounts();
+      for (const row of part.rows) counts[upsert(row, part)]++;
+      state.insertRejects(part.rejects, "list", part.listedBy, part.syncedAt);
+      counts.rejected = part.rejects.length;
+      if (part.progress) {
+        const { stream, value, checkpoint } = part.progress;
+        state.writeState(stream, value, checkpoint, part.syncedAt);
+      }
+      return counts;
+    },
+  };
+}
+
+/** `commitDetailBatch` on this connection: both halves, in the caller's thread, one transaction. */
+export function detailWriter(
+  db: Database.Database,
+  state: StateWriter,
+): (batch: DetailBatch) => UpsertCounts {
+  const statements = detailStatements(db, state);
+  const commit = db.transaction((part: DetailRows) => statements.write(part));
+  return (batch) => commit.immediate(toDetailRows(batch));
 }

@@ -8,7 +8,7 @@
  * incremental sync is almost all new rows, for which a lookup first is a wasted index descent.
  * The lookback's re-reads, the minority, pay one refused insert before the comparison.
  *
- * The work is split in two so it can run on two threads (feed-thread.ts): `toFeedRows` turns a
+ * The work is split in two so it can run on two threads (writer-thread.ts): `toFeedRows` turns a
  * batch into plain values (JSON text and column values) where the records are, and the
  * statements write them where the connection is.
  */
@@ -34,10 +34,10 @@ const TYPE = 1;
 const FIRST_COLUMN = 2;
 const JSON_TEXT = FIRST_COLUMN + SUMMARY_COLUMNS.length;
 
-const columns = SUMMARY_COLUMNS.map(([c]) => c).join(", ");
+const columns = SUMMARY_COLUMNS.join(", ");
 const marks = SUMMARY_COLUMNS.map(() => "?").join(", ");
 // The summary view carries no sender email (contract 2.6): keep the one the full view gave.
-const assignments = SUMMARY_COLUMNS.map(([c]) =>
+const assignments = SUMMARY_COLUMNS.map((c) =>
   c === "sender_email" ? `${c} = coalesce(?, ${c})` : `${c} = ?`,
 ).join(", ");
 

@@ -4,6 +4,7 @@
  */
 import type Database from "better-sqlite3";
 import type { BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
+import type { DetailPipe } from "../sync/detail-ports.js";
 import type { RunKind, SyncStore, UpsertCounts } from "../sync/ports.js";
 import type { DetailBatch } from "./detail-writes.js";
 import type { BookingFilter } from "./reads.js";
@@ -37,6 +38,8 @@ export interface Store extends SyncStore {
   close(): void;
   /** Upserts full records with their packages and items, rejects and progress, in one transaction. */
   commitDetailBatch(batch: DetailBatch): UpsertCounts;
+  /** With `writerThread`: the writer thread, for batches stored while the caller fetches more. */
+  detailPipe?(): DetailPipe;
   /**
    * Marks bookings in scope that a complete list-bookings pass did not serve as missing (never
    * deletes them); returns how many were newly marked.

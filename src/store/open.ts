@@ -11,7 +11,6 @@ import { migrate } from "drizzle-orm/better-sqlite3/migrator";
 import { wrapError } from "../errors.js";
 import type { Logger } from "../sync/ports.js";
 import { detailWriter } from "./detail-writes.js";
-import { type FeedThread, startFeedThread } from "./feed-thread.js";
 import { feedWriter } from "./feed-writes.js";
 import type { Store } from "./index.js";
 import { applyPragmas } from "./pragmas.js";
@@ -20,6 +19,7 @@ import { unlistedMarker } from "./reconcile-writes.js";
 import { runs } from "./runs.js";
 import * as schema from "./schema.js";
 import { stateWriter } from "./state.js";
+import { startWriterThread, type WriterThread } from "./writer-thread.js";
 
 /** Resolved from this file, so it works from `src/` (vitest), `dist/` (tsc) and a Docker image alike. */
 const MIGRATIONS = fileURLToPath(new URL("../../drizzle", import.meta.url));
@@ -33,10 +33,11 @@ export interface OpenOptions {
    */
   readonly?: boolean | undefined;
   /**
-   * Store feed batches on a writer thread with its own connection (`feedPipe`), so a sync's writes
-   * overlap its fetching. Default false: every write on this connection, in the caller's thread.
+   * Store feed batches and a backfill's pages on a writer thread with its own connection
+   * (`feedPipe`, `detailPipe`), started on first use, so writes overlap fetching. Default false:
+   * every write on this connection, in the caller's thread.
    */
-  feedThread?: boolean | undefined;
+  writerThread?: boolean | undefined;
 }
 
 /**
@@ -56,7 +57,7 @@ export function openStore(path: string, options: OpenOptions = {}): Store {
     applyPragmas(db, readonly, options.logger);
     const orm = drizzle({ client: db, schema });
     if (!readonly) migrateStore(db, orm, options.logger);
-    return assemble(path, db, orm, !readonly && (options.feedThread ?? false));
+    return assemble(path, db, orm, !readonly && (options.writerThread ?? false));
   } catch (err) {
     db.close();
     throw wrapError(`open database ${path}`, err);
@@ -102,7 +103,7 @@ function assemble(
   path: string,
   db: Database.Database,
   orm: BetterSQLite3Database<typeof schema>,
-  feedThread: boolean,
+  writerThread: boolean,
 ): Store {
   const state = lazy(() => stateWriter(db));
   const feed = lazy(() => feedWriter(db, state()));
@@ -110,7 +111,7 @@ function assemble(
   const unlisted = lazy(() => unlistedMarker(db));
   const run = lazy(() => runs(db, orm));
   const read = lazy(() => reads(db, orm));
-  let thread: FeedThread | undefined;
+  let thread: WriterThread | undefined;
   return {
     db,
     orm,
@@ -121,7 +122,12 @@ function assemble(
       db.close();
     },
     commitFeedBatch: (batch) => feed()(batch),
-    ...(feedThread ? { feedPipe: () => (thread ??= startFeedThread(path)) } : {}),
+    ...(writerThread
+      ? {
+          feedPipe: () => (thread ??= startWriterThread(path)),
+          detailPipe: () => (thread ??= startWriterThread(path)),
+        }
+      : {}),
     commitDetailBatch: (batch) => detail()(batch),
     markUnlisted: (scope) => unlisted()(scope),
     readStream: (stream) => read().readStream(stream),

@@ -1,7 +1,8 @@
 /**
- * Maps validated API records to the flat parameter objects the prepared statements bind. Every
- * key is always present (null when absent), because better-sqlite3 rejects a missing named
- * parameter, and booleans become 0/1, because SQLite has no boolean type.
+ * Maps validated API records to the positional values the prepared statements bind (better-sqlite3
+ * binds arrays faster than named objects): every column always has a value (null when absent), and
+ * booleans become 0/1, because SQLite has no boolean type. Each column is listed once, with how it
+ * is read, so the statements' column lists and the values cannot drift apart.
  */
 import type { FullBooking, SummaryBooking } from "../api/schemas.js";
 import type { BookingType } from "../sync/ports.js";
@@ -9,126 +10,70 @@ import type { BookingType } from "../sync/ports.js";
 /** A value SQLite binds: booleans are stored as 0/1 and absent values as null. */
 export type Param = string | number | null;
 
-/** Column values shared by the summary and full views (the summary columns of `bookings`). */
-export interface SummaryParams {
-  id: string;
-  searchId: Param;
-  sourcePlatform: Param;
-  bookingType: Param;
-  createdAt: string;
-  bookingDate: Param;
-  paid: Param;
-  bookingState: Param;
-  orderState: Param;
-  totalAmount: Param;
-  weight: Param;
-  numberOfPackages: Param;
-  senderName: Param;
-  senderPhone: Param;
-  senderEmail: Param;
-  senderCity: Param;
-  senderCountry: Param;
-  senderCountryCode: Param;
-  receiverName: Param;
-  receiverPhone: Param;
-  receiverEmail: Param;
-  receiverCity: Param;
-  receiverCountry: Param;
-  receiverCountryCode: Param;
-}
-
 type Source = SummaryBooking | FullBooking;
 
-/**
- * The summary columns, each with its named parameter and how it is read from a record of either
- * view: the one list both the named (details) and the positional (feed) bindings are built from.
- */
-const SUMMARY_FIELDS: ReadonlyArray<
-  readonly [column: string, param: keyof SummaryParams, read: (r: Source, createdAt: string) => Param]
-> = [
-  ["search_id", "searchId", (r) => v(r.searchId)],
-  ["source_platform", "sourcePlatform", (r) => v(r.sourcePlatform)],
-  ["created_at", "createdAt", (_r, createdAt) => createdAt],
-  ["booking_date", "bookingDate", (r) => isoOrNull(r.bookingDate)],
-  ["paid", "paid", (r) => v(r.paid)],
-  ["booking_state", "bookingState", (r) => v(r.bookingState)],
-  ["order_state", "orderState", (r) => v(r.orderState)],
-  ["total_amount", "totalAmount", (r) => v(r.totalAmount)],
-  ["weight", "weight", (r) => v(r.weight)],
-  ["number_of_packages", "numberOfPackages", (r) => v(r.numberOfPackages)],
-  ["sender_name", "senderName", (r) => v(r.sender?.contact?.name)],
-  ["sender_phone", "senderPhone", (r) => v(r.sender?.contact?.phone)],
-  ["sender_email", "senderEmail", (r) => v(r.sender?.contact?.email)],
-  ["sender_city", "senderCity", (r) => v(r.sender?.addressDetails?.city)],
-  ["sender_country", "senderCountry", (r) => v(r.sender?.addressDetails?.country)],
-  ["sender_country_code", "senderCountryCode", (r) => v(r.sender?.addressDetails?.countryCode)],
-  ["receiver_name", "receiverName", (r) => v(r.receiver?.contact?.name)],
-  ["receiver_phone", "receiverPhone", (r) => v(r.receiver?.contact?.phone)],
-  ["receiver_email", "receiverEmail", (r) => v(r.receiver?.contact?.email)],
-  ["receiver_city", "receiverCity", (r) => v(r.receiver?.addressDetails?.city)],
-  ["receiver_country", "receiverCountry", (r) => v(r.receiver?.addressDetails?.country)],
-  ["receiver_country_code", "receiverCountryCode", (r) => v(r.receiver?.addressDetails?.countryCode)],
+/** A column and how its value is read from a validated record. */
+type Field<R> = readonly [column: string, read: (r: R, createdAt: string) => Param];
+
+/** The summary columns of `bookings`, read from a record of either view. */
+const SUMMARY_FIELDS: ReadonlyArray<Field<Source>> = [
+  ["search_id", (r) => v(r.searchId)],
+  ["source_platform", (r) => v(r.sourcePlatform)],
+  ["created_at", (_r, createdAt) => createdAt],
+  ["booking_date", (r) => isoOrNull(r.bookingDate)],
+  ["paid", (r) => v(r.paid)],
+  ["booking_state", (r) => v(r.bookingState)],
+  ["order_state", (r) => v(r.orderState)],
+  ["total_amount", (r) => v(r.totalAmount)],
+  ["weight", (r) => v(r.weight)],
+  ["number_of_packages", (r) => v(r.numberOfPackages)],
+  ["sender_name", (r) => v(r.sender?.contact?.name)],
+  ["sender_phone", (r) => v(r.sender?.contact?.phone)],
+  ["sender_email", (r) => v(r.sender?.contact?.email)],
+  ["sender_city", (r) => v(r.sender?.addressDetails?.city)],
+  ["sender_country", (r) => v(r.sender?.addressDetails?.country)],
+  ["sender_country_code", (r) => v(r.sender?.addressDetails?.countryCode)],
+  ["receiver_name", (r) => v(r.receiver?.contact?.name)],
+  ["receiver_phone", (r) => v(r.receiver?.contact?.phone)],
+  ["receiver_email", (r) => v(r.receiver?.contact?.email)],
+  ["receiver_city", (r) => v(r.receiver?.addressDetails?.city)],
+  ["receiver_country", (r) => v(r.receiver?.addressDetails?.country)],
+  ["receiver_country_code", (r) => v(r.receiver?.addressDetails?.countryCode)],
 ];
 
-/** Named parameters of the summary columns, in the order the statements list them. */
-export const SUMMARY_COLUMNS: ReadonlyArray<readonly [column: string, param: keyof SummaryParams]> =
-  SUMMARY_FIELDS.map(([column, param]) => [column, param] as const);
+/** The summary columns, in the order the statements list them and the values are pushed. */
+export const SUMMARY_COLUMNS: readonly string[] = SUMMARY_FIELDS.map(([column]) => column);
 
-/** Column values only the full view has (the detail columns of `bookings`). */
-export interface DetailParams extends SummaryParams {
-  remoteUpdatedAt: Param;
-  subTotal: Param;
-  bookingVat: Param;
-  insuranceType: Param;
-  insuranceFee: Param;
-  insuredValue: Param;
-  packageInsurance: Param;
-  fuelSurchargeAmount: Param;
-  packagingFeeAmount: Param;
-  deliveryType: Param;
-  deliveryMode: Param;
-  serviceType: Param;
-  carrier: Param;
-  shipmentRate: Param;
-  branchName: Param;
-  servedBy: Param;
-  collectionType: Param;
-  pickupDate: Param;
-  pickupTimeFrom: Param;
-  pickupTimeTo: Param;
-  promoCode: Param;
-  customerAcceptanceState: Param;
-  sourceName: Param;
-  sourceBranch: Param;
-}
-
-/** Named parameters of the detail-only columns. */
-export const DETAIL_COLUMNS: ReadonlyArray<readonly [column: string, param: keyof DetailParams]> = [
-  ["remote_updated_at", "remoteUpdatedAt"],
-  ["sub_total", "subTotal"],
-  ["booking_vat", "bookingVat"],
-  ["insurance_type", "insuranceType"],
-  ["insurance_fee", "insuranceFee"],
-  ["insured_value", "insuredValue"],
-  ["package_insurance", "packageInsurance"],
-  ["fuel_surcharge_amount", "fuelSurchargeAmount"],
-  ["packaging_fee_amount", "packagingFeeAmount"],
-  ["delivery_type", "deliveryType"],
-  ["delivery_mode", "deliveryMode"],
-  ["service_type", "serviceType"],
-  ["carrier", "carrier"],
-  ["shipment_rate", "shipmentRate"],
-  ["branch_name", "branchName"],
-  ["served_by", "servedBy"],
-  ["collection_type", "collectionType"],
-  ["pickup_date", "pickupDate"],
-  ["pickup_time_from", "pickupTimeFrom"],
-  ["pickup_time_to", "pickupTimeTo"],
-  ["promo_code", "promoCode"],
-  ["customer_acceptance_state", "customerAcceptanceState"],
-  ["source_name", "sourceName"],
-  ["source_branch", "sourceBranch"],
+/** The columns only the full view fills, read from a full record. */
+const DETAIL_FIELDS: ReadonlyArray<Field<FullBooking>> = [
+  ["remote_updated_at", (r) => isoOrNull(r.updatedAt)],
+  ["sub_total", (r) => v(r.subTotal)],
+  ["booking_vat", (r) => v(r.bookingVat)],
+  ["insurance_type", (r) => v(r.bookingInsurance?.type)],
+  ["insurance_fee", (r) => v(r.bookingInsurance?.fee)],
+  ["insured_value", (r) => v(r.insuredValue)],
+  ["package_insurance", (r) => v(r.packageInsurance)],
+  ["fuel_surcharge_amount", (r) => v(r.extraCharges?.fuelSurcharge?.amount)],
+  ["packaging_fee_amount", (r) => v(r.extraCharges?.packagingFee?.amount)],
+  ["delivery_type", (r) => v(r.deliveryType)],
+  ["delivery_mode", (r) => v(r.deliveryMode)],
+  ["service_type", (r) => v(r.serviceType)],
+  ["carrier", (r) => v(r.carrier)],
+  ["shipment_rate", (r) => v(r.shipmentRate)],
+  ["branch_name", (r) => v(r.branchName)],
+  ["served_by", (r) => v(r.servedBy)],
+  ["collection_type", (r) => v(r.collectionMode?.collectionType)],
+  ["pickup_date", (r) => isoOrNull(r.collectionMode?.pickupDetails?.pickupDate)],
+  ["pickup_time_from", (r) => v(r.collectionMode?.pickupDetails?.pickupTimeRange?.from)],
+  ["pickup_time_to", (r) => v(r.collectionMode?.pickupDetails?.pickupTimeRange?.to)],
+  ["promo_code", (r) => v(r.promoCode)],
+  ["customer_acceptance_state", (r) => v(r.customerAcceptanceState)],
+  ["source_name", (r) => v(r.source?.name)],
+  ["source_branch", (r) => v(r.source?.branch)],
 ];
+
+/** The detail-only columns, in the order the statements list them and the values are pushed. */
+export const DETAIL_COLUMNS: readonly string[] = DETAIL_FIELDS.map(([column]) => column);
 
 /** null for absent values; 0/1 for booleans. */
 function v(x: string | number | boolean | null | undefined): Param {
@@ -150,94 +95,92 @@ export function isoOrNull(s: string | null | undefined): string | null {
   return Number.isNaN(ms) ? s : new Date(ms).toISOString();
 }
 
-function bookingTypeOf(type: string | null | undefined): BookingType | null {
+/**
+ * The summary columns as positional values, in `SUMMARY_COLUMNS` order, appended to `out`: the
+ * statements bind arrays, which better-sqlite3 does faster than named objects.
+ */
+export function pushSummaryValues(out: Param[], createdAt: string, r: Source): void {
+  for (const [, read] of SUMMARY_FIELDS) out.push(read(r, createdAt));
+}
+
+/** The detail-only columns as positional values, in `DETAIL_COLUMNS` order, appended to `out`. */
+export function pushDetailValues(out: Param[], createdAt: string, r: FullBooking): void {
+  for (const [, read] of DETAIL_FIELDS) out.push(read(r, createdAt));
+}
+
+/** The booking type a full record states, when it is one the mirror knows. */
+export function bookingTypeOf(type: string | null | undefined): BookingType | null {
   return type === "IN" || type === "LC" ? type : null;
 }
 
-/** The summary columns of a record from either view. */
-export function summaryParams(
-  id: string,
-  createdAt: string,
-  r: Source,
-  bookingType: BookingType | null,
-): SummaryParams {
-  const out: Record<string, Param> = { id, bookingType };
-  for (const [, param, read] of SUMMARY_FIELDS) out[param] = read(r, createdAt);
-  return out as unknown as SummaryParams;
-}
+/** Columns of `booking_packages`, in the order `childValues` lists a package's values. */
+export const PACKAGE_COLUMNS = [
+  "booking_id",
+  "position",
+  "package_id",
+  "actual_weight",
+  "length",
+  "width",
+  "height",
+  "dimension_weight",
+  "dimension_price",
+  "predefined_dimension",
+  "multiple",
+] as const;
+
+/** Columns of `booking_items`, in the order `childValues` lists an item's values. */
+export const ITEM_COLUMNS = [
+  "booking_id",
+  "package_position",
+  "position",
+  "item_id",
+  "name",
+  "hs_code",
+  "quantity",
+  "price",
+  "exclude_packing_list",
+] as const;
 
 /**
- * The summary columns as positional values, in `SUMMARY_COLUMNS` order, appended to `out`: the
- * feed's hot path binds arrays, which better-sqlite3 does faster than named objects.
+ * The rows of `booking_packages` and `booking_items` for a full record as positional values (see
+ * `PACKAGE_COLUMNS`, `ITEM_COLUMNS`), positions 0-based.
  */
-export function pushSummaryValues(out: Param[], createdAt: string, r: Source): void {
-  for (const [, , read] of SUMMARY_FIELDS) out.push(read(r, createdAt));
-}
-
-/** All typed columns of a full record: the summary columns derived from it, and the detail columns. */
-export function detailParams(id: string, createdAt: string, r: FullBooking): DetailParams {
-  const pickup = r.collectionMode?.pickupDetails;
-  return {
-    ...summaryParams(id, createdAt, r, bookingTypeOf(r.type)),
-    remoteUpdatedAt: isoOrNull(r.updatedAt),
-    subTotal: v(r.subTotal),
-    bookingVat: v(r.bookingVat),
-    insuranceType: v(r.bookingInsurance?.type),
-    insuranceFee: v(r.bookingInsurance?.fee),
-    insuredValue: v(r.insuredValue),
-    packageInsurance: v(r.packageInsurance),
-    fuelSurchargeAmount: v(r.extraCharges?.fuelSurcharge?.amount),
-    packagingFeeAmount: v(r.extraCharges?.packagingFee?.amount),
-    deliveryType: v(r.deliveryType),
-    deliveryMode: v(r.deliveryMode),
-    serviceType: v(r.serviceType),
-    carrier: v(r.carrier),
-    shipmentRate: v(r.shipmentRate),
-    branchName: v(r.branchName),
-    servedBy: v(r.servedBy),
-    collectionType: v(r.collectionMode?.collectionType),
-    pickupDate: isoOrNull(pickup?.pickupDate),
-    pickupTimeFrom: v(pickup?.pickupTimeRange?.from),
-    pickupTimeTo: v(pickup?.pickupTimeRange?.to),
-    promoCode: v(r.promoCode),
-    customerAcceptanceState: v(r.customerAcceptanceState),
-    sourceName: v(r.source?.name),
-    sourceBranch: v(r.source?.branch),
-  };
-}
-
-/** Rows of `booking_packages` and `booking_items` for a full record, positions 0-based. */
-export function childRows(id: string, r: FullBooking) {
-  const packages: Array<Record<string, Param>> = [];
-  const items: Array<Record<string, Param>> = [];
-  (r.packages?.packages ?? []).forEach((p, position) => {
-    const d = p.packageDimension ?? undefined;
-    packages.push({
-      bookingId: id,
+export function childValues(id: string, r: FullBooking): { packages: Param[][]; items: Param[][] } {
+  const packages: Param[][] = [];
+  const items: Param[][] = [];
+  const list = r.packages?.packages ?? [];
+  for (let position = 0; position < list.length; position++) {
+    const p = list[position] as (typeof list)[number];
+    const d = p.packageDimension;
+    packages.push([
+      id,
       position,
-      packageId: v(p._id),
-      actualWeight: v(p.actualWeight),
-      length: v(d?.length),
-      width: v(d?.width),
-      height: v(d?.height),
-      dimensionWeight: v(d?.weight),
-      dimensionPrice: v(d?.price),
-      predefinedDimension: v(p.predefinedDimension),
-      multiple: v(p.multiple),
-    });
-    (p.items ?? []).forEach((it, itemPosition) => {
-      items.push({
-        bookingId: id,
-        packagePosition: position,
-        position: itemPosition,
-        itemId: v(it._id ?? it.id),
-        name: v(it.name),
-        hsCode: v(it.hsCode),
-        quantity: v(it.quantity),
-        price: v(it.price),
-        excludePackingList: v(it.excludePackingList),
-      });
-    });
-  });
+      v(p._id),
+      v(p.actualWeight),
+      v(d?.length),
+      v(d?.width),
+      v(d?.height),
+      v(d?.weight),
+      v(d?.price),
+      v(p.predefinedDimension),
+      v(p.multiple),
+    ]);
+    const contents = p.items ?? [];
+    for (let i = 0; i < contents.length; i++) {
+      const it = contents[i] as (typeof contents)[number];
+      const itemId = it._id ?? it.id;
+      items.push([
+        id,
+        position,
+        i,
+        v(itemId),
+        v(it.name),
+        v(it.hsCode),
+        v(it.quantity),
+        v(it.price),
+        v(it.excludePackingList),
+      ]);
+    }
+  }
   return { packages, items };
 }

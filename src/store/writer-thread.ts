@@ -1,19 +1,30 @@
 /**
- * The feed writer thread (the `FeedPipe` port): a second connection, in a worker, stores feed
- * batches while the main thread fetches and parses the next pages. A sync is otherwise serial:
- * writing a batch (and the checkpoints and disk syncs that follow) would stall the fetching.
+ * The writer thread (the `FeedPipe` and `DetailPipe` ports): a second connection, in a worker,
+ * stores batches while the main thread fetches and parses the next pages. Writing a page of full
+ * records (and the checkpoints and disk syncs that follow) costs about as much CPU as fetching and
+ * validating it, so on one thread a sync stalls its fetching and a backfill's pages queue behind
+ * one another's writes; on two, both halves run at once.
  *
+ * Feed batches:
  * The main thread turns each page's records into plain row values (`toFeedRows`) and posts them;
  * the worker writes them as they arrive and commits them with the walk's progress when a batch is
- * sent with `commit` (see feed-thread-worker.ts), so rows and progress still commit together
+ * sent with `commit` (see writer-thread-worker.ts), so rows and progress still commit together
  * (invariant 3). The walk is synchronous about its store, so waiting is too: the worker counts the
  * messages it has handled in shared memory, and the main thread blocks on that (`Atomics.wait`)
  * only when it is too far ahead or must know everything is stored.
+ *
+ * Detail batches (the backfill's pages) go over a second channel and commit in the order sent,
+ * each with its progress (those that queue up while a commit runs share the next one), and are
+ * answered one by one: the backfill awaits each page's commit without
+ * blocking the event loop its other requests run on. After a failed batch the worker refuses the
+ * ones behind it, since their progress may count the failed page as read.
  */
 import { dirname, extname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from "node:worker_threads";
+import type { DetailBatch, DetailPipe } from "../sync/detail-ports.js";
 import type { FeedBatch, FeedPipe, UpsertCounts } from "../sync/ports.js";
+import { type DetailRows, toDetailRows } from "./detail-writes.js";
 import { type FeedRows, noCounts, toFeedRows } from "./feed-writes.js";
 
 /** What the worker is started with. */
@@ -22,6 +33,8 @@ export interface WriterData {
   /** Int32 slots: 0 counts the messages handled (stored or refused), 1 is set once the worker closed. */
   done: SharedArrayBuffer;
   port: MessagePort;
+  /** The detail batches' channel. */
+  detailPort: MessagePort;
 }
 
 /**
@@ -30,9 +43,21 @@ export interface WriterData {
  */
 export type WriterMessage = { rows: FeedRows | null; commit: boolean } | { close: true };
 /** Worker to main: the counts of each commit, or the first failure. */
-export type WriterReply = { counts: UpsertCounts } | { error: { message: string; code?: string } };
+export type WriterReply = { counts: UpsertCounts } | { error: WriterError };
+/** A failure as it crosses threads. */
+export interface WriterError {
+  message: string;
+  code?: string;
+}
+/** Main to worker on the detail channel: one batch, committed on its own. */
+export interface DetailMessage {
+  seq: number;
+  rows: DetailRows;
+}
+/** Worker to main on the detail channel: that batch's counts, or why it was not stored. */
+export type DetailReply = { seq: number; counts: UpsertCounts } | { seq: number; error: WriterError };
 
-export interface FeedThreadOptions {
+export interface WriterThreadOptions {
   /** Batches sent but not yet handled before `send` blocks; default 20 (about 2 MB of rows). */
   maxPending?: number | undefined;
   /** Longest the writer may go without handling a batch before a wait fails, ms; default 120_000. */
@@ -40,7 +65,7 @@ export interface FeedThreadOptions {
 }
 
 /** A running writer thread; `close` stops it once the batches already sent are stored. */
-export interface FeedThread extends FeedPipe {
+export interface WriterThread extends FeedPipe, DetailPipe {
   close(): void;
 }
 
@@ -65,11 +90,12 @@ interface Link {
 }
 
 /** Starts a writer thread on the database at `path`, which must exist and be migrated. */
-export function startFeedThread(path: string, options: FeedThreadOptions = {}): FeedThread {
+export function startWriterThread(path: string, options: WriterThreadOptions = {}): WriterThread {
   const maxPending = options.maxPending ?? 20;
   const done = new SharedArrayBuffer(8);
   const { port1, port2 } = new MessageChannel();
-  const worker = spawnWriter({ path, done, port: port2 });
+  const details = new MessageChannel();
+  const worker = spawnWriter({ path, done, port: port2, detailPort: details.port2 });
   const link: Link = {
     port: port1,
     handled: new Int32Array(done),
@@ -82,16 +108,19 @@ export function startFeedThread(path: string, options: FeedThreadOptions = {}): 
   // Neither keeps the process alive: every wait is synchronous, and `close` ends the thread.
   worker.unref();
   port1.unref();
+  const detailLink = detailChannel(details.port1);
   // Seen between waits: a worker that cannot start (or dies) handles nothing, so say why.
   worker.on("error", (err) => {
-    link.failure ??= new Error(`feed writer thread: ${err.message}`, { cause: err });
+    link.failure ??= new Error(`writer thread: ${err.message}`, { cause: err });
+    detailLink.fail(link.failure);
   });
   worker.on("exit", (code) => {
-    if (!link.closed) link.failure ??= new Error(`feed writer thread: exited with code ${code}`);
+    if (!link.closed) link.failure ??= new Error(`writer thread: exited with code ${code}`);
+    detailLink.fail(link.failure ?? new Error("writer thread: closed"));
   });
   return {
     send(batch: FeedBatch, commit: boolean) {
-      if (link.closed) throw new Error("feed writer thread: closed");
+      if (link.closed) throw new Error("writer thread: closed");
       post(link, { rows: toFeedRows(batch), commit });
       link.uncommitted = !commit;
       waitUntil(link, maxPending);
@@ -103,6 +132,10 @@ export function startFeedThread(path: string, options: FeedThreadOptions = {}): 
       if (link.failure) throw link.failure;
       return counts;
     },
+    storeDetails(batch: DetailBatch) {
+      if (link.closed) return Promise.reject(new Error("writer thread: closed"));
+      return detailLink.send(toDetailRows(batch));
+    },
     close() {
       if (link.closed) return;
       link.closed = true;
@@ -111,6 +144,8 @@ export function startFeedThread(path: string, options: FeedThreadOptions = {}): 
       // WAL; the thread then ends on its own.
       Atomics.wait(link.handled, 1, 0, CLOSE_WAIT_MS);
       port1.close();
+      detailLink.fail(new Error("writer thread: closed"));
+      details.port1.close();
     },
   };
 }
@@ -131,7 +166,7 @@ function waitUntil(link: Link, pending: number): void {
     const now = Atomics.load(link.handled, 0);
     if (now !== last) [last, since] = [now, performance.now()];
     else if (performance.now() - since > link.stallMs)
-      throw new Error(`feed writer thread: nothing stored in ${link.stallMs} ms`);
+      throw new Error(`writer thread: nothing stored in ${link.stallMs} ms`);
   }
 }
 
@@ -141,7 +176,7 @@ function collect(link: Link): UpsertCounts {
   for (let m = receiveMessageOnPort(link.port); m; m = receiveMessageOnPort(link.port)) {
     const reply = m.message as WriterReply;
     if ("error" in reply) {
-      link.failure ??= Object.assign(new Error(`feed writer thread: ${reply.error.message}`), {
+      link.failure ??= Object.assign(new Error(`writer thread: ${reply.error.message}`), {
         code: reply.error.code,
       });
       continue;
@@ -152,13 +187,58 @@ function collect(link: Link): UpsertCounts {
 }
 
 /**
+ * The main thread's side of the detail channel: each batch's promise, settled by the worker's
+ * answer. The port keeps the process alive only while answers are awaited.
+ */
+function detailChannel(port: MessagePort) {
+  const waiting = new Map<number, { resolve(counts: UpsertCounts): void; reject(err: Error): void }>();
+  let seq = 0;
+  let failure: Error | undefined;
+  port.unref();
+  port.on("message", (reply: DetailReply) => {
+    const entry = waiting.get(reply.seq);
+    waiting.delete(reply.seq);
+    if (waiting.size === 0) port.unref();
+    if ("error" in reply) {
+      const err = Object.assign(new Error(`writer thread: ${reply.error.message}`), {
+        code: reply.error.code,
+      });
+      entry?.reject(err);
+    } else entry?.resolve(reply.counts);
+  });
+  return {
+    send(rows: DetailRows): Promise<UpsertCounts> {
+      if (failure) return Promise.reject(failure);
+      const message: DetailMessage = { seq: ++seq, rows };
+      const answer = new Promise<UpsertCounts>((resolve, reject) =>
+        waiting.set(message.seq, { resolve, reject }),
+      );
+      port.ref();
+      port.postMessage(message);
+      return answer;
+    },
+    /** Rejects every batch still waiting, and every later one, with `err`. */
+    fail(err: Error) {
+      failure ??= err;
+      for (const entry of waiting.values()) entry.reject(err);
+      waiting.clear();
+      port.unref();
+    },
+  };
+}
+
+/**
  * Starts the worker from the compiled `.js`; from TypeScript source (the tests) the worker needs a
  * loader for `.ts`, and tsx, which the dev toolchain already brings, is one.
  */
 function spawnWriter(data: WriterData): Worker {
   const here = fileURLToPath(import.meta.url);
-  const entry = pathToFileURL(join(dirname(here), `feed-thread-worker${extname(here)}`));
-  const options = { workerData: data, transferList: [data.port], resourceLimits: WORKER_LIMITS };
+  const entry = pathToFileURL(join(dirname(here), `writer-thread-worker${extname(here)}`));
+  const options = {
+    workerData: data,
+    transferList: [data.port, data.detailPort],
+    resourceLimits: WORKER_LIMITS,
+  };
   if (extname(here) === ".js") return new Worker(entry, options);
   const boot = `import("tsx/esm/api").then((tsx) => tsx.register()).then(() => import(${JSON.stringify(entry.href)}));`;
   return new Worker(boot, { ...options, eval: true });

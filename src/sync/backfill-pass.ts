@@ -4,8 +4,8 @@
  * read at), until no start position is left uncovered (see coverage.ts).
  */
 import { addRead, countPages, type PageRun, pagesFor, pagesRead, spanSize, uncovered } from "./coverage.js";
-import type { BackfillStore, ListDeps } from "./detail-ports.js";
-import { storeListPage } from "./list-walk.js";
+import type { BackfillStore, DetailPipe, ListDeps } from "./detail-ports.js";
+import { pipeListPage, storeListPage } from "./list-walk.js";
 import { runPool } from "./pool.js";
 import type { RunCounters } from "./ports.js";
 
@@ -61,7 +61,9 @@ export async function readAll(
   totals: PassTotals,
 ): Promise<void> {
   const meter = progressMeter(deps, options, pagesRead(state.reads));
-  const read = (page: number) => readPage(deps, state, options, totals, page).then((n) => meter.page(n));
+  const writer: Writer = { pipe: deps.store.detailPipe?.(), failure: undefined };
+  const read = (page: number) =>
+    readPage(deps, state, options, totals, writer, page).then((n) => meter.page(n));
   if (state.baseTotal === null) {
     meter.plan(1);
     await read(1);
@@ -93,12 +95,23 @@ export async function readAll(
   }
 }
 
+/**
+ * Where pages are stored: the store's writer thread when it has one (pages then commit while the
+ * next ones are fetched), else its own connection. Once a page failed to store, no later page
+ * is: the progress stored with it would count the failed page as read.
+ */
+interface Writer {
+  pipe: DetailPipe | undefined;
+  failure: { err: unknown } | undefined;
+}
+
 /** Reads and stores one page with the progress that includes it; returns its record count. */
 async function readPage(
   deps: ListDeps<BackfillStore>,
   state: BackfillState,
   options: PassOptions,
   totals: PassTotals,
+  writer: Writer,
   page: number,
 ): Promise<number> {
   const { pageSize } = state;
@@ -122,8 +135,17 @@ async function readPage(
   if (short)
     deps.logger.warn({ page, records: res.records.length, total: res.total }, "backfill: short page");
   else state.reads = addRead(state.reads, page, res.total);
-  storeListPage(deps, res, { progress: { stream: options.stream, value: state } }, totals);
-  return res.records.length;
+  if (writer.failure) throw writer.failure.err;
+  const extra = { progress: { stream: options.stream, value: state } };
+  const records = res.records.length;
+  try {
+    if (writer.pipe) await pipeListPage(deps, writer.pipe, res, extra, totals);
+    else storeListPage(deps, res, extra, totals);
+  } catch (err) {
+    writer.failure ??= { err };
+    throw err;
+  }
+  return records;
 }
 
 /** Turns pages read into progress events: pages, bookings, rate and ETA. */

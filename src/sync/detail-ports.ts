@@ -33,8 +33,22 @@ export interface DetailStore extends Pick<SyncStore, "startRun" | "finishRun"> {
   bookingsNeedingDetails(limit: number): Array<{ id: string; createdAt: string }>;
 }
 
+/**
+ * A writer that stores detail batches on another thread while the caller goes on fetching. Each
+ * batch commits with its progress, in the order sent (batches waiting together may share a
+ * transaction); after a failed one, the ones sent behind it are refused (their progress may count
+ * the failed batch's pages as read).
+ */
+export interface DetailPipe {
+  /** Hands a batch over; resolves with its counts once committed, rejects if it was not stored. */
+  storeDetails(batch: DetailBatch): Promise<UpsertCounts>;
+}
+
 /** What a backfill needs: the detail writes plus the feed streams whose checkpoints it sets. */
-export interface BackfillStore extends DetailStore, Pick<SyncStore, "readStream" | "commitFeedBatch"> {}
+export interface BackfillStore extends DetailStore, Pick<SyncStore, "readStream" | "commitFeedBatch"> {
+  /** Optional: a writer thread for detail batches; when present the backfill stores through it. */
+  detailPipe?(): DetailPipe;
+}
 
 /** Which bookings `markUnlisted` judges after a complete reconcile pass. */
 export interface UnlistedScope {

@@ -3,7 +3,7 @@
  * next page's request in flight while the current one is stored. Shared by the details pass and
  * reconcile; the caller stores each page and says when the walk has gone far enough.
  */
-import type { DetailBatch, DetailStore, ListDeps } from "./detail-ports.js";
+import type { DetailBatch, DetailPipe, DetailStore, ListDeps } from "./detail-ports.js";
 import { applyRead, atEnd, type ListPosition, type ListStep, pageFor, START } from "./list-position.js";
 import type { ListPage, RunCounters, UpsertCounts } from "./ports.js";
 
@@ -135,18 +135,48 @@ export function storeListPage(
   extra: Pick<DetailBatch, "listedBy" | "progress">,
   counters: UpsertCounts,
 ): void {
+  const batch = listBatch(deps, page, extra);
+  tally(deps, batch.rejects, deps.store.commitDetailBatch(batch), counters);
+}
+
+/** `storeListPage` through a writer thread: resolves once the page is committed. */
+export async function pipeListPage(
+  deps: ListDeps<unknown>,
+  pipe: DetailPipe,
+  page: ListPage,
+  extra: Pick<DetailBatch, "listedBy" | "progress">,
+  counters: UpsertCounts,
+): Promise<void> {
+  const batch = listBatch(deps, page, extra);
+  const { rejects } = batch;
+  // Only the rejects are kept past the hand-over: holding the page's records while the writer
+  // works would carry them through collections into the old generation, for every page in flight.
+  const counts = await pipe.storeDetails(batch);
+  tally(deps, rejects, counts, counters);
+}
+
+/** A page's valid records and rejects, as one batch with the caller's extras. */
+function listBatch(
+  deps: ListDeps<unknown>,
+  page: ListPage,
+  extra: Pick<DetailBatch, "listedBy" | "progress">,
+): DetailBatch {
   const bookings: DetailBatch["bookings"] = [];
   const rejects: DetailBatch["rejects"] = [];
   for (const r of page.records) {
     if (r.ok) bookings.push(r);
     else rejects.push(r);
   }
-  const counts = deps.store.commitDetailBatch({
-    bookings,
-    rejects,
-    syncedAt: deps.clock.now().toISOString(),
-    ...extra,
-  });
+  return { bookings, rejects, syncedAt: deps.clock.now().toISOString(), ...extra };
+}
+
+/** Adds a stored batch's counts to `counters` and logs its rejects. */
+function tally(
+  deps: ListDeps<unknown>,
+  rejects: DetailBatch["rejects"],
+  counts: UpsertCounts,
+  counters: UpsertCounts,
+): void {
   counters.inserted += counts.inserted;
   counters.updated += counts.updated;
   counters.unchanged += counts.unchanged;

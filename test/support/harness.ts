@@ -32,11 +32,13 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function harness(options: SimulatorOptions & { pageSize?: number } = {}): Promise<Harness> {
+export async function harness(
+  options: SimulatorOptions & { pageSize?: number; writerThread?: boolean } = {},
+): Promise<Harness> {
   const dir = mkdtempSync(join(tmpdir(), "booking-sync-"));
   const dbPath = join(dir, "bookings.db");
   const sim = await startSimulator({ seed: 11, ...options });
-  const store = openStore(dbPath);
+  const store = openStore(dbPath, { writerThread: options.writerThread ?? false });
   const logger = memoryLogger();
   const api = createApiClient({
     baseUrl: sim.url,
