@@ -142,6 +142,32 @@ describe("backfill", () => {
     const restarted = await runBackfill(listDeps(h), { mode: "restart" });
     expect(restarted).toMatchObject({ status: "success", resumed: false, pages: 20, unchanged: 2000 });
   });
+
+  it.each([
+    ["on its own connection", false],
+    ["through the writer thread", true],
+  ])(
+    "a page that cannot be stored fails the run and is not counted as read; the rerun completes (%s)",
+    async (_, writerThread) => {
+      h = await harness({ bookings: 2000, latencyMs: 5, writerThread });
+      // SQLite itself refuses the write once 700 bookings are in, whichever page that falls on.
+      h.store.db.exec(`CREATE TRIGGER refuse BEFORE INSERT ON bookings WHEN (SELECT count(*) FROM bookings) >= 700
+      BEGIN SELECT RAISE(ABORT, 'disk says no'); END`);
+      const failed = await runBackfill(listDeps(h), { concurrency: 4 });
+      expect(failed.status).toBe("failed");
+      expect(failed.error?.message).toMatch(/disk says no/);
+      const saved = h.store.readProgress<BackfillState>("backfill").progress;
+      const done = new Set((saved?.reads ?? []).flatMap(([from, to]) => range(from, to)));
+      // Rows and progress commit together, and nothing after the failure was stored.
+      expect(done.size).toBe(7);
+      expect(h.mirrorIds()).toHaveLength(700);
+
+      h.store.db.exec("DROP TRIGGER refuse");
+      const resumed = await runBackfill(listDeps(h), { concurrency: 4 });
+      expect(resumed).toMatchObject({ status: "success", resumed: true, pages: 20 - 7, inserted: 1300 });
+      expectMirrorHoldsSourceInFull(h);
+    },
+  );
 });
 
 describe("backfill CLI", () => {

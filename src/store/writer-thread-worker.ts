@@ -5,11 +5,12 @@
  * Feed rows are written as they arrive, inside a transaction opened by the first of them and
  * committed, with the progress of the last, when the main thread asks or when it has sent nothing
  * for a while: the write lock is never held waiting on a main thread that may itself be waiting
- * for a lock. A failure rolls the open transaction back and refuses every later message, so
- * progress is never stored past rows that were not.
+ * for a lock. A failure rolls the open transaction back and refuses the later messages of its
+ * epoch (those the failed walk sent before it heard), so progress is never stored past rows that
+ * were not; the next walk's messages carry the next epoch and are stored again.
  *
  * Detail batches commit in the order sent, each with its progress, and each is answered; after a
- * failed one the later ones are refused for the same reason.
+ * failed one the rest of its epoch is refused for the same reason.
  */
 import { receiveMessageOnPort, workerData } from "node:worker_threads";
 import Database from "better-sqlite3";
@@ -39,10 +40,12 @@ let db: Database.Database | undefined;
 let statements: FeedStatements | undefined;
 /** Stores detail batches, in order, in one transaction; returns each one's counts. */
 let writeDetails: ((parts: DetailRows[]) => UpsertCounts[]) | undefined;
-/** The first failure; once set, nothing more is written. */
-let failure: WriterReply | undefined;
-/** The first failed detail batch's error; once set, later detail batches are refused with it. */
-let detailFailure: WriterError | undefined;
+/** Why the database could not be opened; once set, nothing is ever written. */
+let broken: WriterError | undefined;
+/** Feed messages of this epoch or older are refused: one of them failed. */
+let feedFailedEpoch = -1;
+/** The last failed detail batch: batches of its epoch or older are refused with its error. */
+let detailFailure: { epoch: number; error: WriterError } | undefined;
 try {
   db = new Database(path, { fileMustExist: true });
   applyPragmas(db, false);
@@ -52,18 +55,17 @@ try {
   const group = db.transaction((parts: DetailRows[]) => parts.map((part) => details.write(part)));
   writeDetails = (parts) => group.immediate(parts);
 } catch (err) {
-  failure = { error: describe(err, `open database ${path}`) };
-  detailFailure = failure.error;
-  port.postMessage(failure);
+  broken = describe(err, `open database ${path}`);
+  port.postMessage({ error: broken, fatal: true } satisfies WriterReply);
 }
 
-/** The open transaction: what it has stored so far and the last part written in it. */
-let open: { counts: UpsertCounts; last: FeedRows } | undefined;
+/** The open transaction: what it has stored so far, the last part written in it, and its epoch. */
+let open: { counts: UpsertCounts; last: FeedRows; epoch: number } | undefined;
 let idle: NodeJS.Timeout | undefined;
 
 port.on("message", (message: WriterMessage) => {
   if ("close" in message) {
-    guard(commit);
+    guardOpen();
     db?.close();
     port.close();
     detailPort.close();
@@ -71,7 +73,8 @@ port.on("message", (message: WriterMessage) => {
     Atomics.notify(handled, 1);
     return;
   }
-  guard(() => write(message.rows, message.commit));
+  if (message.epoch > feedFailedEpoch)
+    guard(message.epoch, () => write(message.rows, message.commit, message.epoch));
   Atomics.add(handled, 0, 1);
   Atomics.notify(handled, 0);
 });
@@ -86,35 +89,45 @@ detailPort.on("message", (first: DetailMessage) => {
     if (!next) break;
     group.push(next.message as DetailMessage);
   }
-  let replies: DetailReply[];
-  if (detailFailure) replies = group.map(({ seq }) => ({ seq, error: detailFailure as WriterError }));
-  else {
+  const refusal = (m: DetailMessage): WriterError | undefined =>
+    broken ?? (detailFailure && m.epoch <= detailFailure.epoch ? detailFailure.error : undefined);
+  const replies: DetailReply[] = [];
+  const accepted: DetailMessage[] = [];
+  for (const m of group) {
+    const error = refusal(m);
+    if (error) replies.push({ seq: m.seq, epoch: m.epoch, error });
+    else accepted.push(m);
+  }
+  if (accepted.length > 0) {
     try {
       // A feed transaction left open by an idle main thread commits first, on its own.
-      guard(commit);
-      const counts = (writeDetails as NonNullable<typeof writeDetails>)(group.map((m) => m.rows));
-      replies = group.map(({ seq }, i) => ({ seq, counts: counts[i] as UpsertCounts }));
+      guardOpen();
+      const counts = (writeDetails as NonNullable<typeof writeDetails>)(accepted.map((m) => m.rows));
+      accepted.forEach(({ seq }, i) => {
+        replies.push({ seq, counts: counts[i] as UpsertCounts });
+      });
     } catch (err) {
-      detailFailure = describe(err, "store detail rows");
-      replies = group.map(({ seq }) => ({ seq, error: detailFailure as WriterError }));
+      const epoch = Math.max(...accepted.map((m) => m.epoch));
+      detailFailure = { epoch, error: describe(err, "store detail rows") };
+      for (const { seq } of accepted) replies.push({ seq, epoch, error: detailFailure.error });
     }
   }
   for (const reply of replies) detailPort.postMessage(reply);
 });
 
-function write(part: FeedRows | null, andCommit: boolean): void {
+function write(part: FeedRows | null, andCommit: boolean, epoch: number): void {
   if (!db || !statements) return;
   clearTimeout(idle);
   if (part) {
     if (!open) {
       db.exec("BEGIN IMMEDIATE");
-      open = { counts: noCounts(), last: part };
+      open = { counts: noCounts(), last: part, epoch };
     }
     statements.write(part, open.counts);
     open.last = part;
   }
   if (andCommit) commit();
-  else idle = setTimeout(() => guard(commit), IDLE_COMMIT_MS);
+  else idle = setTimeout(guardOpen, IDLE_COMMIT_MS);
 }
 
 function commit(): void {
@@ -126,20 +139,28 @@ function commit(): void {
   open = undefined;
 }
 
-/** Runs `step` unless a failure came first; a throw rolls back and becomes the failure. */
-function guard(step: () => void): void {
-  if (failure) return;
+/** Commits the open feed transaction, if any, as its own epoch's step. */
+function guardOpen(): void {
+  if (open) guard(open.epoch, commit);
+}
+
+/**
+ * Runs a step of a feed message of `epoch` (nothing when the database could not be opened); a throw
+ * rolls back, refuses the rest of that epoch and is reported.
+ */
+function guard(epoch: number, step: () => void): void {
+  if (broken) return;
   try {
     step();
   } catch (err) {
     open = undefined;
-    failure = { error: describe(err, "store feed rows") };
+    feedFailedEpoch = Math.max(feedFailedEpoch, epoch);
     try {
       if (db?.inTransaction) db.exec("ROLLBACK");
     } catch {
-      // The connection is unusable; the failure above already says why.
+      // The connection is unusable; the failure below already says why.
     }
-    port.postMessage(failure);
+    port.postMessage({ error: describe(err, "store feed rows") } satisfies WriterReply);
   }
 }
 

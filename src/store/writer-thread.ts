@@ -15,9 +15,10 @@
  *
  * Detail batches (the backfill's pages) go over a second channel and commit in the order sent,
  * each with its progress (those that queue up while a commit runs share the next one), and are
- * answered one by one: the backfill awaits each page's commit without
- * blocking the event loop its other requests run on. After a failed batch the worker refuses the
- * ones behind it, since their progress may count the failed page as read.
+ * answered one by one: the backfill learns of each page's commit without blocking the event loop
+ * its other requests run on. After a failed batch the worker refuses the
+ * ones already sent behind it, since their progress may count the failed page as read; batches
+ * sent once the failure is known (a new pass) are stored again.
  */
 import { dirname, extname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -39,23 +40,28 @@ export interface WriterData {
 
 /**
  * Main to worker: rows to store (none when only committing), committed with everything before
- * them when `commit` is set; or `close`.
+ * them when `commit` is set; or `close`. `epoch` counts the failures the main thread has been
+ * told of: after a failure the worker refuses the messages of its epoch, which the failed walk
+ * sent before it knew, and takes the next walk's, which carry the next epoch.
  */
-export type WriterMessage = { rows: FeedRows | null; commit: boolean } | { close: true };
-/** Worker to main: the counts of each commit, or the first failure. */
-export type WriterReply = { counts: UpsertCounts } | { error: WriterError };
+export type WriterMessage = { rows: FeedRows | null; commit: boolean; epoch: number } | { close: true };
+/** Worker to main: the counts of each commit, or a failure (`fatal` when nothing can be stored). */
+export type WriterReply = { counts: UpsertCounts } | { error: WriterError; fatal?: boolean };
 /** A failure as it crosses threads. */
 export interface WriterError {
   message: string;
   code?: string;
 }
-/** Main to worker on the detail channel: one batch, committed on its own. */
+/** Main to worker on the detail channel: one batch; `epoch` as in `WriterMessage`. */
 export interface DetailMessage {
   seq: number;
+  epoch: number;
   rows: DetailRows;
 }
 /** Worker to main on the detail channel: that batch's counts, or why it was not stored. */
-export type DetailReply = { seq: number; counts: UpsertCounts } | { seq: number; error: WriterError };
+export type DetailReply =
+  | { seq: number; counts: UpsertCounts }
+  | { seq: number; epoch: number; error: WriterError };
 
 export interface WriterThreadOptions {
   /** Batches sent but not yet handled before `send` blocks; default 20 (about 2 MB of rows). */
@@ -85,7 +91,12 @@ interface Link {
   /** Whether the last batch sent left rows waiting for a commit. */
   uncommitted: boolean;
   closed: boolean;
+  /** A failure not yet thrown to the walk it belongs to, or the thread's end (kept for good). */
   failure: Error | undefined;
+  /** Set once the thread cannot store anything again: it died, or could not open the file. */
+  dead: boolean;
+  /** Failures thrown so far: a later walk's batches carry it, so the worker takes them. */
+  epoch: number;
   stallMs: number;
 }
 
@@ -103,6 +114,8 @@ export function startWriterThread(path: string, options: WriterThreadOptions = {
     uncommitted: false,
     closed: false,
     failure: undefined,
+    dead: false,
+    epoch: 0,
     stallMs: options.stallMs ?? 120_000,
   };
   // Neither keeps the process alive: every wait is synchronous, and `close` ends the thread.
@@ -112,25 +125,34 @@ export function startWriterThread(path: string, options: WriterThreadOptions = {
   // Seen between waits: a worker that cannot start (or dies) handles nothing, so say why.
   worker.on("error", (err) => {
     link.failure ??= new Error(`writer thread: ${err.message}`, { cause: err });
+    link.dead = true;
     detailLink.fail(link.failure);
   });
   worker.on("exit", (code) => {
     if (!link.closed) link.failure ??= new Error(`writer thread: exited with code ${code}`);
+    link.dead = true;
     detailLink.fail(link.failure ?? new Error("writer thread: closed"));
   });
   return {
     send(batch: FeedBatch, commit: boolean) {
       if (link.closed) throw new Error("writer thread: closed");
-      post(link, { rows: toFeedRows(batch), commit });
+      post(link, { rows: toFeedRows(batch), commit, epoch: link.epoch });
       link.uncommitted = !commit;
       waitUntil(link, maxPending);
     },
     settle(wait: boolean) {
-      if (wait && link.uncommitted && !link.closed) post(link, { rows: null, commit: true });
+      if (wait && link.uncommitted && !link.closed)
+        post(link, { rows: null, commit: true, epoch: link.epoch });
       if (wait) waitUntil(link, 0);
       const counts = collect(link);
-      if (link.failure) throw link.failure;
-      return counts;
+      const failure = link.failure;
+      if (failure === undefined) return counts;
+      // Thrown once, to the walk it belongs to; the next walk starts afresh, unless it cannot.
+      if (!link.dead) {
+        link.failure = undefined;
+        link.epoch++;
+      }
+      throw failure;
     },
     storeDetails(batch: DetailBatch) {
       if (link.closed) return Promise.reject(new Error("writer thread: closed"));
@@ -179,6 +201,8 @@ function collect(link: Link): UpsertCounts {
       link.failure ??= Object.assign(new Error(`writer thread: ${reply.error.message}`), {
         code: reply.error.code,
       });
+      // The database could not be opened: nothing will ever be stored.
+      if (reply.fatal) link.dead = true;
       continue;
     }
     for (const k of ["inserted", "updated", "unchanged", "rejected"] as const) counts[k] += reply.counts[k];
@@ -193,6 +217,7 @@ function collect(link: Link): UpsertCounts {
 function detailChannel(port: MessagePort) {
   const waiting = new Map<number, { resolve(counts: UpsertCounts): void; reject(err: Error): void }>();
   let seq = 0;
+  let epoch = 0;
   let failure: Error | undefined;
   port.unref();
   port.on("message", (reply: DetailReply) => {
@@ -200,6 +225,8 @@ function detailChannel(port: MessagePort) {
     waiting.delete(reply.seq);
     if (waiting.size === 0) port.unref();
     if ("error" in reply) {
+      // Batches sent from now on belong to a caller that has seen this failure.
+      epoch = Math.max(epoch, reply.epoch + 1);
       const err = Object.assign(new Error(`writer thread: ${reply.error.message}`), {
         code: reply.error.code,
       });
@@ -209,7 +236,7 @@ function detailChannel(port: MessagePort) {
   return {
     send(rows: DetailRows): Promise<UpsertCounts> {
       if (failure) return Promise.reject(failure);
-      const message: DetailMessage = { seq: ++seq, rows };
+      const message: DetailMessage = { seq: ++seq, epoch, rows };
       const answer = new Promise<UpsertCounts>((resolve, reject) =>
         waiting.set(message.seq, { resolve, reject }),
       );

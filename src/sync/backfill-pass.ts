@@ -61,12 +61,28 @@ export async function readAll(
   totals: PassTotals,
 ): Promise<void> {
   const meter = progressMeter(deps, options, pagesRead(state.reads));
-  const writer: Writer = { pipe: deps.store.detailPipe?.(), failure: undefined };
-  const read = (page: number) =>
-    readPage(deps, state, options, totals, writer, page).then((n) => meter.page(n));
+  const writer: Writer = { pipe: deps.store.detailPipe?.(), failure: undefined, backlog: [], meter };
+  try {
+    await readRounds(deps, state, options, totals, writer);
+  } finally {
+    // Nothing may outlive the pass: the caller's final writes must follow every page's commit.
+    await Promise.allSettled(writer.backlog);
+  }
+}
+
+async function readRounds(
+  deps: ListDeps<BackfillStore>,
+  state: BackfillState,
+  options: PassOptions,
+  totals: PassTotals,
+  writer: Writer,
+): Promise<void> {
+  const { meter } = writer;
+  const read = (page: number) => readPage(deps, state, options, totals, writer, page);
   if (state.baseTotal === null) {
     meter.plan(1);
     await read(1);
+    await drain(writer);
   }
   let slack = 0;
   for (let round = 0; ; round++) {
@@ -91,21 +107,32 @@ export async function readAll(
     }
     const totalBefore = state.lastTotal ?? base;
     await runPool(pagesFor(gaps, state.pageSize, shift, slack), options.concurrency, read, deps.signal);
+    await drain(writer);
     slack = Math.max(0, (state.lastTotal ?? base) - totalBefore);
   }
 }
 
 /**
- * Where pages are stored: the store's writer thread when it has one (pages then commit while the
- * next ones are fetched), else its own connection. Once a page failed to store, no later page
- * is: the progress stored with it would count the failed page as read.
+ * Where pages are stored: the store's writer thread when it has one, else its own connection.
+ * Through the thread a page commits while the next ones are fetched: each pool slot goes on once
+ * its page is handed over, with at most `concurrency` commits outstanding, so the writer's
+ * occasional long commit (a WAL checkpoint) does not hold every slot. Once a page failed to
+ * store, no later page is: the progress stored with it would count the failed page as read.
  */
 interface Writer {
   pipe: DetailPipe | undefined;
   failure: { err: unknown } | undefined;
+  /** Commits handed over and not yet awaited, oldest first (they complete in that order). */
+  backlog: Array<Promise<void>>;
+  meter: ReturnType<typeof progressMeter>;
 }
 
-/** Reads and stores one page with the progress that includes it; returns its record count. */
+/** Awaits every outstanding commit; throws the first failure. */
+async function drain(writer: Writer): Promise<void> {
+  while (writer.backlog.length > 0) await writer.backlog.shift();
+}
+
+/** Reads one page and stores it with the progress that includes it (or hands it to the writer). */
 async function readPage(
   deps: ListDeps<BackfillStore>,
   state: BackfillState,
@@ -113,7 +140,7 @@ async function readPage(
   totals: PassTotals,
   writer: Writer,
   page: number,
-): Promise<number> {
+): Promise<void> {
   const { pageSize } = state;
   const res = await deps.api.listBookings(
     { page, pageSize, sourcePlatform: state.sourcePlatform ?? undefined },
@@ -138,14 +165,27 @@ async function readPage(
   if (writer.failure) throw writer.failure.err;
   const extra = { progress: { stream: options.stream, value: state } };
   const records = res.records.length;
-  try {
-    if (writer.pipe) await pipeListPage(deps, writer.pipe, res, extra, totals);
-    else storeListPage(deps, res, extra, totals);
-  } catch (err) {
+  const failed = (err: unknown) => {
     writer.failure ??= { err };
     throw err;
+  };
+  if (!writer.pipe) {
+    try {
+      storeListPage(deps, res, extra, totals);
+    } catch (err) {
+      failed(err);
+    }
+    writer.meter.page(records);
+    return;
   }
-  return records;
+  const commit = pipeListPage(deps, writer.pipe, res, extra, totals).then(
+    () => writer.meter.page(records),
+    failed,
+  );
+  // Marked handled now; `drain` or the next slot awaits it and meets the failure then.
+  commit.catch(() => {});
+  writer.backlog.push(commit);
+  while (writer.backlog.length > options.concurrency) await writer.backlog.shift();
 }
 
 /** Turns pages read into progress events: pages, bookings, rate and ETA. */

@@ -36,8 +36,8 @@ export interface DetailStore extends Pick<SyncStore, "startRun" | "finishRun"> {
 /**
  * A writer that stores detail batches on another thread while the caller goes on fetching. Each
  * batch commits with its progress, in the order sent (batches waiting together may share a
- * transaction); after a failed one, the ones sent behind it are refused (their progress may count
- * the failed batch's pages as read).
+ * transaction); after a failed one, those already sent behind it are refused (their progress may
+ * count the failed batch's pages as read), while those sent once the failure is known are stored.
  */
 export interface DetailPipe {
   /** Hands a batch over; resolves with its counts once committed, rejects if it was not stored. */
