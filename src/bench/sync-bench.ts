@@ -19,6 +19,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { createApiClient } from "../api/client.js";
 import { systemClock } from "../app.js";
+import { tuneHeap } from "../heap.js";
 import { createLogger } from "../logger.js";
 import { openStore } from "../store/index.js";
 import { runSync } from "../sync/run-sync.js";
@@ -62,6 +63,8 @@ function sampleMemory(): () => { heap: number; external: number } {
 
 /** One mode, in this process: prints a Result as JSON on the last line. */
 async function runMode(mode: Mode, url: string, pageSize: number): Promise<void> {
+  // Both modes set up the process as the CLI does.
+  tuneHeap();
   const stopSampling = sampleMemory();
   const started = performance.now();
   let bookings = 0;
