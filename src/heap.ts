@@ -12,7 +12,7 @@
 import { setFlagsFromString } from "node:v8";
 
 /** How far the old generation may grow past what the last full collection kept, in percent. */
-export const HEAP_GROWING_PERCENT = 30;
+const HEAP_GROWING_PERCENT = 30;
 
 /** Applies the memory profile; call once, as early as possible. */
 export function tuneHeap(): void {

@@ -129,7 +129,7 @@ describe("feed writer thread", () => {
     expect(store.readStream("feed").walk).toEqual(walkAt(2));
   });
 
-  it("stops at a failure: nothing the walk sent after it is stored, the progress stays before it, and the next walk is stored again", () => {
+  it("stops at a failure: nothing the walk sends after it is stored, the progress stays before it, and the next walk is stored", () => {
     const store = open("m.db", true);
     const pipe = pipeOf(store);
     pipe.send(feedBatch([okSummary(summaryRaw(1))], T1, { walk: walkAt(1) }), true);
@@ -145,7 +145,11 @@ describe("feed writer thread", () => {
     expect(() => pipe.settle(true)).toThrow(/writer thread: store feed rows: CHECK constraint failed/);
     expect(ids(store)).toEqual(["bk000001"]);
     expect(store.readStream("feed").walk).toEqual(walkAt(1));
-    // The failure was told once, to its walk; a later walk (a daemon's next sync) is stored.
+    expect(() => pipe.settle(false)).toThrow(/CHECK constraint failed/);
+    // What the failed walk still sends is refused; a later walk (a daemon's next sync) is stored.
+    pipe.send(feedBatch([okSummary(summaryRaw(6))], T2, { walk: walkAt(6) }), true);
+    expect(() => pipe.settle(true)).toThrow(/CHECK constraint failed/);
+    pipe.begin();
     pipe.send(feedBatch([okSummary(summaryRaw(5))], T2, { walk: walkAt(5) }), true);
     expect(pipe.settle(true).inserted).toBe(1);
     expect(ids(store)).toEqual(["bk000001", "bk000005"]);
@@ -238,7 +242,7 @@ describe("detail batches through the writer thread", () => {
     expect(threaded.readProgress("backfill").progress).toEqual({ pages: 3 });
   });
 
-  it("after a failed batch, refuses the ones already sent behind it, and stores those sent once it is known", async () => {
+  it("after a failed batch, refuses the rest of its pass, and stores the next pass", async () => {
     const store = open("m.db", true);
     store.db.exec(`CREATE TRIGGER refuse BEFORE INSERT ON bookings WHEN NEW.id = 'bk000002'
       BEGIN SELECT RAISE(ABORT, 'refused by the test'); END`);
@@ -264,13 +268,51 @@ describe("detail batches through the writer thread", () => {
     });
     expect(ids(store)).toEqual(["bk000001"]);
     expect(store.readProgress("backfill").progress).toEqual({ pages: 1 });
-    // Sent once the failure was known, a batch belongs to a new pass and is stored.
+    // The rest of the failed pass is refused; a new pass is stored.
+    await expect(pipe.storeDetails(batch(4))).rejects.toThrow(/refused by the test/);
+    pipe.beginDetails();
     expect(await pipe.storeDetails(batch(4))).toMatchObject({ inserted: 1 });
     expect(ids(store)).toEqual(["bk000001", "bk000004"]);
   });
 });
 
 describe("a sync through the writer thread", () => {
+  it("a write SQLite refuses fails the sync without moving its progress past it; the next sync completes the mirror", async () => {
+    const sim = await startSimulator({ seed: 4, bookings: 1000 });
+    try {
+      const store = open("refused.db", true);
+      // One booking part-way down the feed is refused; those after it are not.
+      const newestFirst = sim.allSummaries().sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+      const victim = newestFirst[300]?._id;
+      store.db.exec(`CREATE TRIGGER refuse BEFORE INSERT ON bookings WHEN NEW.id = '${victim}'
+        BEGIN SELECT RAISE(ABORT, 'disk says no'); END`);
+      const logger = memoryLogger();
+      const api = createApiClient({ baseUrl: sim.url, token: "sim-token" });
+      const deps = {
+        api,
+        store,
+        clock: { now: () => new Date() },
+        logger,
+        signal: new AbortController().signal,
+      };
+      // No lookback: a resumed walk that skipped anything would leave it out for good.
+      const options = { pageSize: 50, lookbackSeconds: 0, batchPages: 2 };
+      const failed = await runSync(deps, options);
+      expect(failed.status).toBe("failed");
+      expect(failed.error?.message).toMatch(/disk says no/);
+      store.db.exec("DROP TRIGGER refuse");
+      const again = await runSync(deps, options);
+      expect(again.status).toBe("success");
+      const source = sim
+        .allSummaries()
+        .map((b) => b._id)
+        .sort();
+      expect(ids(store)).toEqual(source);
+    } finally {
+      await sim.close();
+    }
+  });
+
   it("mirrors every booking over real HTTP, resumes after an abort, and a rerun changes nothing", async () => {
     const sim = await startSimulator({ seed: 3, bookings: 2500, tieRun: 3, faultRate: 0.1, faultSeed: 2 });
     try {

@@ -6,7 +6,7 @@
  * The simulator runs in its own process so it does not share our event loop, and each mode runs in
  * a fresh process so its peak RSS is its own. Prints the figures; asserts nothing (targets: sync
  * within 1.2x of the bare loop, peak RSS flat and under 150 MB). `--writer inline` syncs without
- * the feed writer thread, every write in the main thread.
+ * the writer thread, every write in the main thread.
  *
  * Besides wall time and peak RSS, each mode reports its CPU time (all threads) and the peaks of the
  * main thread's V8 heap and of memory outside it (`external`: buffers and the like), sampled every

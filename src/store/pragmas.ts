@@ -1,5 +1,5 @@
 /**
- * Connection settings, shared by the store's connection and the feed writer thread's.
+ * Connection settings, shared by the store's connection and the writer thread's.
  */
 import type Database from "better-sqlite3";
 import type { Logger } from "../sync/ports.js";

@@ -160,7 +160,7 @@ function guard(epoch: number, step: () => void): void {
     } catch {
       // The connection is unusable; the failure below already says why.
     }
-    port.postMessage({ error: describe(err, "store feed rows") } satisfies WriterReply);
+    port.postMessage({ error: describe(err, "store feed rows"), epoch } satisfies WriterReply);
   }
 }
 

@@ -40,13 +40,18 @@ export interface WriterData {
 
 /**
  * Main to worker: rows to store (none when only committing), committed with everything before
- * them when `commit` is set; or `close`. `epoch` counts the failures the main thread has been
- * told of: after a failure the worker refuses the messages of its epoch, which the failed walk
- * sent before it knew, and takes the next walk's, which carry the next epoch.
+ * them when `commit` is set; or `close`. `epoch` numbers the walk that sent it (see `begin`):
+ * after a failure the worker refuses the rest of that walk's messages and takes the next walk's.
  */
 export type WriterMessage = { rows: FeedRows | null; commit: boolean; epoch: number } | { close: true };
-/** Worker to main: the counts of each commit, or a failure (`fatal` when nothing can be stored). */
-export type WriterReply = { counts: UpsertCounts } | { error: WriterError; fatal?: boolean };
+/**
+ * Worker to main: the counts of each commit, or a failure of the walk `epoch` (or `fatal`: the
+ * database could not be opened, so nothing can be stored).
+ */
+export type WriterReply =
+  | { counts: UpsertCounts }
+  | { error: WriterError; epoch: number }
+  | { error: WriterError; fatal: true };
 /** A failure as it crosses threads. */
 export interface WriterError {
   message: string;
@@ -70,12 +75,15 @@ export interface WriterThreadOptions {
   stallMs?: number | undefined;
 }
 
-/** A running writer thread; `close` stops it once the batches already sent are stored. */
+/**
+ * A running writer thread; `close` stops it once the feed batches already sent are stored (detail
+ * batches are awaited by their callers before the store closes).
+ */
 export interface WriterThread extends FeedPipe, DetailPipe {
   close(): void;
 }
 
-// The worker holds no rows (they go straight to SQLite), so a small heap is enough; capping it
+// The worker holds a few batches of rows at most (they go straight to SQLite), so a small heap is enough; capping it
 // keeps the thread's share of the process's memory small.
 const WORKER_LIMITS = { maxYoungGenerationSizeMb: 8, maxOldGenerationSizeMb: 64 };
 const WAIT_SLICE_MS = 1000;
@@ -91,11 +99,11 @@ interface Link {
   /** Whether the last batch sent left rows waiting for a commit. */
   uncommitted: boolean;
   closed: boolean;
-  /** A failure not yet thrown to the walk it belongs to, or the thread's end (kept for good). */
+  /** The current walk's first failure, or the thread's end (kept for good). */
   failure: Error | undefined;
   /** Set once the thread cannot store anything again: it died, or could not open the file. */
   dead: boolean;
-  /** Failures thrown so far: a later walk's batches carry it, so the worker takes them. */
+  /** The current walk's number, carried by its messages. */
   epoch: number;
   stallMs: number;
 }
@@ -145,18 +153,21 @@ export function startWriterThread(path: string, options: WriterThreadOptions = {
         post(link, { rows: null, commit: true, epoch: link.epoch });
       if (wait) waitUntil(link, 0);
       const counts = collect(link);
-      const failure = link.failure;
-      if (failure === undefined) return counts;
-      // Thrown once, to the walk it belongs to; the next walk starts afresh, unless it cannot.
-      if (!link.dead) {
-        link.failure = undefined;
-        link.epoch++;
-      }
-      throw failure;
+      if (link.failure) throw link.failure;
+      return counts;
+    },
+    begin() {
+      collect(link);
+      if (link.dead) return;
+      link.failure = undefined;
+      link.epoch++;
     },
     storeDetails(batch: DetailBatch) {
       if (link.closed) return Promise.reject(new Error("writer thread: closed"));
       return detailLink.send(toDetailRows(batch));
+    },
+    beginDetails() {
+      detailLink.begin();
     },
     close() {
       if (link.closed) return;
@@ -198,11 +209,13 @@ function collect(link: Link): UpsertCounts {
   for (let m = receiveMessageOnPort(link.port); m; m = receiveMessageOnPort(link.port)) {
     const reply = m.message as WriterReply;
     if ("error" in reply) {
+      // The database could not be opened: nothing will ever be stored.
+      if ("fatal" in reply) link.dead = true;
+      // An earlier walk's failure arriving late: that walk is over, and its batches were refused.
+      else if (reply.epoch !== link.epoch) continue;
       link.failure ??= Object.assign(new Error(`writer thread: ${reply.error.message}`), {
         code: reply.error.code,
       });
-      // The database could not be opened: nothing will ever be stored.
-      if (reply.fatal) link.dead = true;
       continue;
     }
     for (const k of ["inserted", "updated", "unchanged", "rejected"] as const) counts[k] += reply.counts[k];
@@ -217,36 +230,44 @@ function collect(link: Link): UpsertCounts {
 function detailChannel(port: MessagePort) {
   const waiting = new Map<number, { resolve(counts: UpsertCounts): void; reject(err: Error): void }>();
   let seq = 0;
+  /** The current pass's number, carried by its batches. */
   let epoch = 0;
-  let failure: Error | undefined;
-  port.unref();
+  /** The current pass's first failure: its later batches are refused without being sent. */
+  let failed: Error | undefined;
+  /** Why nothing can be stored any more: the thread ended. */
+  let dead: Error | undefined;
   port.on("message", (reply: DetailReply) => {
     const entry = waiting.get(reply.seq);
     waiting.delete(reply.seq);
     if (waiting.size === 0) port.unref();
     if ("error" in reply) {
-      // Batches sent from now on belong to a caller that has seen this failure.
-      epoch = Math.max(epoch, reply.epoch + 1);
       const err = Object.assign(new Error(`writer thread: ${reply.error.message}`), {
         code: reply.error.code,
       });
+      if (reply.epoch === epoch) failed ??= err;
       entry?.reject(err);
     } else entry?.resolve(reply.counts);
   });
+  // Attaching the listener refs the port; it holds the process only while answers are awaited.
+  port.unref();
   return {
     send(rows: DetailRows): Promise<UpsertCounts> {
-      if (failure) return Promise.reject(failure);
+      const refusal = dead ?? failed;
+      if (refusal) return Promise.reject(refusal);
       const message: DetailMessage = { seq: ++seq, epoch, rows };
-      const answer = new Promise<UpsertCounts>((resolve, reject) =>
-        waiting.set(message.seq, { resolve, reject }),
-      );
-      port.ref();
+      // Posted first: a batch that cannot be posted leaves nothing waiting behind.
       port.postMessage(message);
-      return answer;
+      port.ref();
+      return new Promise<UpsertCounts>((resolve, reject) => waiting.set(message.seq, { resolve, reject }));
+    },
+    /** Starts a pass: an earlier pass's failure is behind it. */
+    begin() {
+      epoch++;
+      failed = undefined;
     },
     /** Rejects every batch still waiting, and every later one, with `err`. */
     fail(err: Error) {
-      failure ??= err;
+      dead ??= err;
       for (const entry of waiting.values()) entry.reject(err);
       waiting.clear();
       port.unref();

@@ -62,6 +62,7 @@ export async function readAll(
 ): Promise<void> {
   const meter = progressMeter(deps, options, pagesRead(state.reads));
   const writer: Writer = { pipe: deps.store.detailPipe?.(), failure: undefined, backlog: [], meter };
+  writer.pipe?.beginDetails();
   try {
     await readRounds(deps, state, options, totals, writer);
   } finally {

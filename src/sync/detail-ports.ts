@@ -36,12 +36,17 @@ export interface DetailStore extends Pick<SyncStore, "startRun" | "finishRun"> {
 /**
  * A writer that stores detail batches on another thread while the caller goes on fetching. Each
  * batch commits with its progress, in the order sent (batches waiting together may share a
- * transaction); after a failed one, those already sent behind it are refused (their progress may
- * count the failed batch's pages as read), while those sent once the failure is known are stored.
+ * transaction); after a failed one, the rest of its pass is refused (their progress may count the
+ * failed batch's pages as read).
  */
 export interface DetailPipe {
   /** Hands a batch over; resolves with its counts once committed, rejects if it was not stored. */
   storeDetails(batch: DetailBatch): Promise<UpsertCounts>;
+  /**
+   * Starts a pass: an earlier pass's failure is behind it, and its unstored batches stay unstored.
+   * Within a pass, once a batch failed every later one is refused.
+   */
+  beginDetails(): void;
 }
 
 /** What a backfill needs: the detail writes plus the feed streams whose checkpoints it sets. */

@@ -32,6 +32,7 @@ export class PageBuffer {
     private readonly totals: WalkTotals,
   ) {
     this.pipe = deps.store.feedPipe?.();
+    this.pipe?.begin();
   }
 
   /** Buffers a page with the walk's progress after it (null and a checkpoint when the walk ended). */

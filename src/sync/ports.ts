@@ -161,9 +161,12 @@ export interface FeedPipe {
   send(batch: FeedBatch, commit: boolean): void;
   /**
    * The counts of the batches committed since the last call; with `wait`, blocks until every sent
-   * batch is committed. Throws the first failure; batches sent after a failed one are not stored.
+   * batch is committed. Throws the walk's first failure, every time; batches the walk sends after
+   * a failed one are not stored.
    */
   settle(wait: boolean): UpsertCounts;
+  /** Starts a walk: an earlier walk's failure is behind it, and its unstored batches stay unstored. */
+  begin(): void;
 }
 
 /** The store as the feed walk sees it. */
