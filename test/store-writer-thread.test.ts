@@ -52,14 +52,16 @@ const dump = (s: Store, table: string) => s.db.prepare(`SELECT * FROM ${table} O
 const ids = (s: Store) => s.db.prepare("SELECT id FROM bookings ORDER BY id").pluck().all();
 
 /** Batches that exercise every path: new, unchanged, updated, duplicates, type learning, rejects. */
+/** A record that failed validation, as both kinds of batch carry it. */
+const reject = {
+  ok: false as const,
+  id: "bad1",
+  createdAt: at(3),
+  reason: "paid: expected boolean",
+  raw: {},
+};
+
 function script(): FeedBatch[] {
-  const reject = {
-    ok: false as const,
-    id: "bad1",
-    createdAt: at(3),
-    reason: "paid: expected boolean",
-    raw: {},
-  };
   return [
     feedBatch([okSummary(summaryRaw(1)), okSummary(summaryRaw(2)), okSummary(summaryRaw(2))], T1, {
       walk: walkAt(1),
@@ -195,13 +197,6 @@ function detailPipeOf(store: Store): DetailPipe {
 /** Detail batches that exercise every path: new, duplicate, updated, stale, unchanged, rejects. */
 function detailScript(): DetailBatch[] {
   const progress = (pages: number) => ({ stream: "backfill", value: { pages } });
-  const reject = {
-    ok: false as const,
-    id: "bad1",
-    createdAt: at(3),
-    reason: "paid: expected boolean",
-    raw: {},
-  };
   return [
     {
       bookings: [okFull(fullRaw(1)), okFull(fullRaw(2)), okFull(fullRaw(2))],
