@@ -124,16 +124,12 @@ function feedBody(ctx: Context, url: URL, fault: Fault | undefined, nowMs: numbe
     message: "Recent bookings fetched successfully",
     timestamp: new Date(nowMs).toISOString(),
   });
-  if (fault?.kind === "malformed") {
-    const bookings = corruptRecords(
-      indexes.map((i) => ctx.dataset.summary(i)),
-      fault.count ?? 3,
-    );
-    return [Buffer.from(JSON.stringify(envelope(bookings)))];
-  }
-  return jsonWithRecords(
-    envelope(RECORDS),
-    indexes.map((i) => ctx.dataset.summaryJson(i)),
+  return recordsBody(
+    envelope,
+    fault,
+    indexes,
+    (i) => ctx.dataset.summary(i),
+    (i) => ctx.dataset.summaryJson(i),
   );
 }
 
@@ -151,16 +147,29 @@ function listBody(ctx: Context, url: URL, fault: Fault | undefined, nowMs: numbe
     message: "Bookings retrieved successfully",
     timestamp: new Date(nowMs).toISOString(),
   });
-  // Only a malformed page needs the records as objects, to corrupt copies of them.
-  if (fault?.kind === "malformed") {
-    const data = corruptRecords(
-      indexes.map((i) => ctx.dataset.full(i)),
-      fault.count ?? 3,
-    );
-    return [Buffer.from(JSON.stringify(envelope(data)))];
-  }
-  return jsonWithRecords(
-    envelope(RECORDS),
-    indexes.map((i) => ctx.dataset.fullJson(i)),
+  return recordsBody(
+    envelope,
+    fault,
+    indexes,
+    (i) => ctx.dataset.full(i),
+    (i) => ctx.dataset.fullJson(i),
   );
+}
+
+/**
+ * An envelope around the records at `indexes` as JSON chunks: their cached JSON, or, for a
+ * malformed page (the only one that needs the records as objects), corrupted copies of them.
+ */
+function recordsBody(
+  envelope: (records: unknown) => object,
+  fault: Fault | undefined,
+  indexes: readonly number[],
+  record: (i: number) => object,
+  json: (i: number) => Buffer,
+): Buffer[] {
+  if (fault?.kind === "malformed") {
+    const records = corruptRecords(indexes.map(record), fault.count ?? 3);
+    return [Buffer.from(JSON.stringify(envelope(records)))];
+  }
+  return jsonWithRecords(envelope(RECORDS), indexes.map(json));
 }
