@@ -3,6 +3,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { ApiError, isAbortError } from "../src/errors.js";
+import { fullBooking } from "../src/simulator/bookings.js";
 import {
   type Answer,
   chain,
@@ -83,6 +84,35 @@ describe("requests", () => {
     expect(badTime).toMatchObject({ ok: false, id: "b3", createdAt: null });
     expect(badTime?.ok === false && badTime.reason).toContain("createdAt");
     expect(badPaid?.ok === false && badPaid.reason).toContain("paid");
+  });
+  it("checks what the mirror reads of a full record, and keeps the rest unread in the raw record", async () => {
+    const withItem = (i: number, change: Record<string, unknown>) => {
+      const b = fullBooking(7, i);
+      const [first, ...rest] = b.packages.packages;
+      const [item, ...items] = first?.items ?? [];
+      const changed = { ...first, items: [{ ...item, ...change }, ...items] };
+      return { ...b, packages: { ...b.packages, packages: [changed, ...rest] } };
+    };
+    const records = [
+      // Fields no column reads: a bad one must not cost the mirror the booking.
+      { ...withItem(1, { createdAt: "someday" }), description: 42, category: { odd: true } },
+      // A field a child row reads: quarantined, with the path in the reason.
+      withItem(2, { price: "12.50" }),
+      { ...fullBooking(7, 3), carrier: 7 },
+    ];
+    const srv = await serve(
+      json(200, {
+        success: true,
+        data: records,
+        pagination: { total: 3, page: 1, pageSize: 100, totalPages: 1 },
+      }),
+    );
+    const page = await client(srv.baseUrl).api.listBookings({ page: 1, pageSize: 100 });
+    expect(page.records.map((r) => r.ok)).toEqual([true, false, false]);
+    const [unread, badPrice, badCarrier] = page.records;
+    expect(unread).toMatchObject({ ok: true, id: records[0]?._id, raw: records[0] });
+    expect(badPrice?.ok === false && badPrice.reason).toContain("packages.packages.0.items.0.price");
+    expect(badCarrier?.ok === false && badCarrier.reason).toContain("carrier");
   });
 });
 
