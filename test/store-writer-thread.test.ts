@@ -49,7 +49,7 @@ const walkAt = (i: number): WalkProgress => ({
   pages: i,
 });
 const dump = (s: Store, table: string) => s.db.prepare(`SELECT * FROM ${table} ORDER BY 1`).all();
-const ids = (s: Store) => s.db.prepare("SELECT id FROM bookings ORDER BY id").pluck().all();
+const ids = (s: Pick<Store, "db">) => s.db.prepare("SELECT id FROM bookings ORDER BY id").pluck().all();
 
 /** Batches that exercise every path: new, unchanged, updated, duplicates, type learning, rejects. */
 /** A record that failed validation, as both kinds of batch carry it. */
@@ -268,6 +268,33 @@ describe("detail batches through the writer thread", () => {
     pipe.beginDetails();
     expect(await pipe.storeDetails(batch(4))).toMatchObject({ inserted: 1 });
     expect(ids(store)).toEqual(["bk000001", "bk000004"]);
+  });
+  it("rejects what it waits for when the writer stops answering, instead of waiting for good", async () => {
+    open("m.db", false);
+    const pipe = startWriterThread(tmp.file("m.db"), { stallMs: 300 });
+    // Another program holds the write lock: the writer waits on it (for up to its 5 s busy timeout).
+    const other = new Database(tmp.file("m.db"));
+    try {
+      other.exec("BEGIN IMMEDIATE");
+      const batch = (i: number): DetailBatch => ({
+        bookings: [okFull(fullRaw(i))],
+        rejects: [],
+        syncedAt: T1,
+        progress: { stream: "backfill", value: { pages: i } },
+      });
+      await expect(pipe.storeDetails(batch(1))).rejects.toThrow(/nothing stored in 300 ms/);
+      // The pass has given up; a new one is stored once the lock is let go.
+      await expect(pipe.storeDetails(batch(2))).rejects.toThrow(/nothing stored in 300 ms/);
+      other.exec("ROLLBACK");
+      pipe.beginDetails();
+      expect(await pipe.storeDetails(batch(3))).toMatchObject({ inserted: 1 });
+      // The refused batch never reached the writer (the first one is stored late, or fails on the lock).
+      expect(ids({ db: other })).toContain("bk000003");
+      expect(ids({ db: other })).not.toContain("bk000002");
+    } finally {
+      pipe.close();
+      other.close();
+    }
   });
 });
 

@@ -18,7 +18,8 @@
  * answered one by one: the backfill learns of each page's commit without blocking the event loop
  * its other requests run on. After a failed batch the worker refuses the
  * ones already sent behind it, since their progress may count the failed page as read; batches
- * sent once the failure is known (a new pass) are stored again.
+ * sent once the failure is known (a new pass) are stored again. A writer that answers nothing for
+ * `stallMs` while batches wait fails the pass the same way, so a backfill never waits for good.
  */
 import { dirname, extname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -71,7 +72,10 @@ export type DetailReply =
 export interface WriterThreadOptions {
   /** Batches sent but not yet handled before `send` blocks; default 20 (about 2 MB of rows). */
   maxPending?: number | undefined;
-  /** Longest the writer may go without handling a batch before a wait fails, ms; default 120_000. */
+  /**
+   * Longest the writer may go without handling a batch while one is awaited before the wait fails,
+   * ms; default 120_000. For detail batches, every batch then waiting is rejected with that reason.
+   */
   stallMs?: number | undefined;
 }
 
@@ -129,7 +133,7 @@ export function startWriterThread(path: string, options: WriterThreadOptions = {
   // Neither keeps the process alive: every wait is synchronous, and `close` ends the thread.
   worker.unref();
   port1.unref();
-  const detailLink = detailChannel(details.port1);
+  const detailLink = detailChannel(details.port1, link.stallMs);
   // Seen between waits: a worker that cannot start (or dies) handles nothing, so say why.
   worker.on("error", (err) => {
     link.failure ??= new Error(`writer thread: ${err.message}`, { cause: err });
@@ -227,9 +231,36 @@ function collect(link: Link): UpsertCounts {
  * The main thread's side of the detail channel: each batch's promise, settled by the worker's
  * answer. The port keeps the process alive only while answers are awaited.
  */
-function detailChannel(port: MessagePort) {
+function detailChannel(port: MessagePort, stallMs: number) {
   const waiting = new Map<number, { resolve(counts: UpsertCounts): void; reject(err: Error): void }>();
   let seq = 0;
+  /** When the worker last answered, or the first batch of a wait was sent. */
+  let heardAt = performance.now();
+  /**
+   * Checks, while answers are awaited, that the worker still answers: a worker stuck in SQLite
+   * (a lock another program holds, a disk that stopped) would otherwise leave the backfill waiting
+   * for good, deaf even to its abort, which waits for outstanding commits.
+   */
+  let watching = false;
+  const watch = (ms: number) => {
+    watching = true;
+    setTimeout(check, ms).unref();
+  };
+  const check = () => {
+    watching = false;
+    if (waiting.size === 0) return;
+    const silent = performance.now() - heardAt;
+    if (silent < stallMs) {
+      watch(stallMs - silent);
+      return;
+    }
+    const err = new Error(`writer thread: nothing stored in ${stallMs} ms`);
+    // This pass gives up; the batches it leaves behind commit, or not, each with its own progress.
+    failed ??= err;
+    for (const entry of waiting.values()) entry.reject(err);
+    waiting.clear();
+    port.unref();
+  };
   /** The current pass's number, carried by its batches. */
   let epoch = 0;
   /** The current pass's first failure: its later batches are refused without being sent. */
@@ -237,6 +268,7 @@ function detailChannel(port: MessagePort) {
   /** Why nothing can be stored any more: the thread ended. */
   let dead: Error | undefined;
   port.on("message", (reply: DetailReply) => {
+    heardAt = performance.now();
     const entry = waiting.get(reply.seq);
     waiting.delete(reply.seq);
     if (waiting.size === 0) port.unref();
@@ -258,6 +290,8 @@ function detailChannel(port: MessagePort) {
       // Posted first: a batch that cannot be posted leaves nothing waiting behind.
       port.postMessage(message);
       port.ref();
+      if (waiting.size === 0) heardAt = performance.now();
+      if (!watching) watch(stallMs);
       return new Promise<UpsertCounts>((resolve, reject) => waiting.set(message.seq, { resolve, reject }));
     },
     /** Starts a pass: an earlier pass's failure is behind it. */
