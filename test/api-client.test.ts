@@ -114,6 +114,21 @@ describe("requests", () => {
     expect(badPrice?.ok === false && badPrice.reason).toContain("packages.packages.0.items.0.price");
     expect(badCarrier?.ok === false && badCarrier.reason).toContain("carrier");
   });
+  it("keeps each record's text as it arrived, escapes and layout included", async () => {
+    const first = { ...fullBooking(7, 1), branchName: 'Caf\u00e9 "Lagos" [main]' };
+    const second = fullBooking(7, 2);
+    // As a server might write it: pretty-printed, with \u escapes JSON.stringify would not write.
+    const pretty = (v: unknown) => JSON.stringify(v, null, 2).replace(/é/g, "\\u00e9");
+    const body = `{ "success": true,\n "data": [ ${pretty(first)} ,\n${pretty(second)} ],\n "pagination": {"total": 2, "page": 1, "pageSize": 100, "totalPages": 1} }`;
+    const summaries = `{"success":true,"data":{"bookings":[ ${pretty(summary(1))} ],"nextCursor":null,"hasMore":false}}`;
+    const srv = await serve(raw(200, body), raw(200, summaries));
+    const { api } = client(srv.baseUrl);
+    const page = await api.listBookings({ page: 1, pageSize: 100 });
+    expect(page.records.map((r) => r.ok && r.json)).toEqual([pretty(first), pretty(second)]);
+    expect(page.records[0]).toMatchObject({ ok: true, record: { branchName: 'Café "Lagos" [main]' } });
+    const feedPage = await api.fetchRecent({ limit: 10 });
+    expect(feedPage.records[0]).toMatchObject({ ok: true, json: pretty(summary(1)) });
+  });
 });
 
 describe("failures that are final", () => {

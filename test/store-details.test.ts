@@ -73,6 +73,16 @@ describe("commitDetailBatch", () => {
     });
   });
 
+  it("stores a record's text as it arrived when the client cut it from the body, in either view", () => {
+    const full = fullRaw(1);
+    const fullText = JSON.stringify(full, null, 2);
+    const summaryText = ` ${JSON.stringify(summaryRaw(2), null, "\t")}`;
+    store.commitDetailBatch({ bookings: [{ ...okFull(full), json: fullText }], rejects: [], syncedAt: T1 });
+    store.commitFeedBatch(feedBatch([{ ...okSummary(summaryRaw(2)), json: summaryText }], T1));
+    expect(row("bk000001")).toMatchObject({ detail_json: fullText });
+    expect(row("bk000002")).toMatchObject({ summary_json: summaryText });
+  });
+
   it("skips a payload older than the stored one, and one identical to it", () => {
     details([fullRaw(1, { updatedAt: at(200), paid: true })], T1);
     const older = details([fullRaw(1, { updatedAt: at(150), paid: false })], T2);

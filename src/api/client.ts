@@ -170,13 +170,13 @@ function report(ctx: Ctx, endpoint: Endpoint, f: FailedAttempt, durationMs: numb
   );
 }
 
-/** GETs `endpoint` with retries; `parse` judges the JSON, and a bad verdict is retried. */
+/** GETs `endpoint` with retries; `parse` judges the JSON (and its text), and a bad verdict is retried. */
 async function call<T>(
   ctx: Ctx,
   endpoint: Endpoint,
   searchParams: Record<string, string>,
   signal: AbortSignal | undefined,
-  parse: (json: unknown) => Verdict<T>,
+  parse: (json: unknown, body: string) => Verdict<T>,
 ): Promise<T & { attempts: number }> {
   let started = 0;
   try {
@@ -184,7 +184,7 @@ async function call<T>(
       async (attempt) => {
         started = performance.now();
         const res = await send(ctx, endpoint, searchParams, signal);
-        const verdict = parse(answer(ctx, endpoint, res));
+        const verdict = parse(answer(ctx, endpoint, res), res.body);
         if (!verdict.ok) {
           throw new ApiError(ctx.scrub(`${endpoint}: ${verdict.problem}`), {
             status: res.statusCode,

@@ -5,6 +5,7 @@
 import { STATUS_CODES } from "node:http";
 import type { z } from "zod";
 import type { Checked, FeedPage, ListPage } from "../sync/ports.js";
+import { arrayElementTexts } from "./json-texts.js";
 import {
   describeIssues,
   errorEnvelopeSchema,
@@ -84,11 +85,12 @@ function field(raw: unknown, key: string): unknown {
 export function checkRecord<T extends { _id: string; createdAt: string }>(
   schema: z.ZodType<T>,
   raw: unknown,
+  json?: string,
 ): Checked<T> {
   const result = schema.safeParse(raw);
   if (result.success) {
     const record = result.data;
-    return { ok: true, id: record._id, createdAt: toIsoMillis(record.createdAt), record, raw };
+    return { ok: true, id: record._id, createdAt: toIsoMillis(record.createdAt), record, raw, json };
   }
   const id = field(raw, "_id");
   const createdAt = isoTime.safeParse(field(raw, "createdAt"));
@@ -101,8 +103,23 @@ export function checkRecord<T extends { _id: string; createdAt: string }>(
   };
 }
 
+/**
+ * Checks each record of `records` (the array at `path` in `body`), with its text as received when
+ * the body yields exactly one text per record.
+ */
+function checkAll<T extends { _id: string; createdAt: string }>(
+  schema: z.ZodType<T>,
+  records: unknown[],
+  body: string | undefined,
+  path: readonly string[],
+): Checked<T>[] {
+  const texts = body === undefined ? undefined : arrayElementTexts(body, path);
+  const fit = texts !== undefined && texts.length === records.length;
+  return records.map((raw, i) => checkRecord(schema, raw, fit ? texts[i] : undefined));
+}
+
 /** A fetch-recent-bookings answer, records checked one by one; `nextCursor` normalised. */
-export function parseFeed(json: unknown): Verdict<Omit<FeedPage, "attempts">> {
+export function parseFeed(json: unknown, body?: string): Verdict<Omit<FeedPage, "attempts">> {
   const envelope = feedEnvelopeSchema.safeParse(json);
   if (!envelope.success)
     return { ok: false, problem: `unexpected response shape: ${describeIssues(envelope.error)}` };
@@ -110,7 +127,7 @@ export function parseFeed(json: unknown): Verdict<Omit<FeedPage, "attempts">> {
   return {
     ok: true,
     page: {
-      records: bookings.map((raw) => checkRecord(summaryBookingSchema, raw)),
+      records: checkAll(summaryBookingSchema, bookings, body, ["data", "bookings"]),
       nextCursor: nextCursor === null ? null : toIsoMillis(nextCursor),
       hasMore,
     },
@@ -118,7 +135,7 @@ export function parseFeed(json: unknown): Verdict<Omit<FeedPage, "attempts">> {
 }
 
 /** A list-bookings answer, records checked one by one. */
-export function parseList(json: unknown): Verdict<Omit<ListPage, "attempts">> {
+export function parseList(json: unknown, body?: string): Verdict<Omit<ListPage, "attempts">> {
   const envelope = listEnvelopeSchema.safeParse(json);
   if (!envelope.success)
     return { ok: false, problem: `unexpected response shape: ${describeIssues(envelope.error)}` };
@@ -126,7 +143,7 @@ export function parseList(json: unknown): Verdict<Omit<ListPage, "attempts">> {
   return {
     ok: true,
     page: {
-      records: data.map((raw) => checkRecord(fullBookingSchema, raw)),
+      records: checkAll(fullBookingSchema, data, body, ["data"]),
       page: pagination.page,
       pageSize: pagination.pageSize,
       total: pagination.total,

@@ -47,13 +47,13 @@ interface Stored {
   missingSince: string | null;
 }
 
-/** The values a batch binds; the records' JSON is serialised here, once. */
+/** The values a batch binds; a record's JSON is its text as received, or serialised here, once. */
 export function toFeedRows(batch: FeedBatch): FeedRows {
   const bookingType = batch.bookingType ?? null;
   const rows = batch.bookings.map((b) => {
     const row: Param[] = [b.id, bookingType];
     pushSummaryValues(row, b.createdAt, b.record);
-    row.push(JSON.stringify(b.raw));
+    row.push(b.json ?? JSON.stringify(b.raw));
     return row;
   });
   const { stream, rejects, walk, checkpoint, syncedAt } = batch;

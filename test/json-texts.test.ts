@@ -1,0 +1,77 @@
+/**
+ * Cutting each record's text from a body: over random JSON (any strings, quotes, backslashes and
+ * brackets included; any layout) the texts must be exactly the array's elements, in order. Seeded
+ * (FC_SEED to vary); fast-check prints the seed and the shrunk case on failure.
+ */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { arrayElementTexts } from "../src/api/json-texts.js";
+
+const SEED = Number(process.env.FC_SEED ?? 20261123);
+
+const anyJson = fc.jsonValue({ maxDepth: 3 });
+const layout = fc.constantFrom<string | number | undefined>(undefined, 0, 1, 2, "\t", " \n ");
+const otherKey = fc.string({ maxLength: 8 }).filter((k) => k !== "data" && k !== "bookings");
+
+describe("arrayElementTexts", () => {
+  it("gives each element of data as it stands in the body, whatever the layout", () => {
+    fc.assert(
+      fc.property(
+        fc.array(anyJson, { maxLength: 6 }),
+        fc.dictionary(otherKey, anyJson, { maxKeys: 3 }),
+        fc.dictionary(otherKey, anyJson, { maxKeys: 3 }),
+        layout,
+        (data, before, after, indent) => {
+          const body = JSON.stringify({ ...before, data, ...after }, null, indent);
+          const texts = arrayElementTexts(body, ["data"]);
+          expect(texts).toHaveLength(data.length);
+          texts?.forEach((text, i) => {
+            // Cut from the body itself, and the value it holds is the element's.
+            expect(body.includes(text)).toBe(true);
+            expect(JSON.parse(text)).toEqual(JSON.parse(JSON.stringify(data[i])));
+            if (indent === undefined) expect(text).toBe(JSON.stringify(data[i]));
+          });
+        },
+      ),
+      { seed: SEED, numRuns: 500 },
+    );
+  });
+
+  it("follows a path of keys, as in the feed's data.bookings", () => {
+    fc.assert(
+      fc.property(
+        fc.array(anyJson, { maxLength: 6 }),
+        fc.dictionary(otherKey, anyJson, { maxKeys: 3 }),
+        layout,
+        (bookings, siblings, indent) => {
+          const body = JSON.stringify(
+            { success: true, data: { ...siblings, bookings, hasMore: false } },
+            null,
+            indent,
+          );
+          const texts = arrayElementTexts(body, ["data", "bookings"]);
+          expect(texts?.map((t) => JSON.parse(t))).toEqual(JSON.parse(JSON.stringify(bookings)));
+        },
+      ),
+      { seed: SEED, numRuns: 300 },
+    );
+  });
+
+  it("reads a key as JSON.parse does: the last of duplicates, escapes and all, and only where the path says", () => {
+    expect(arrayElementTexts('{"data":[1,2],"data":[3, "x"]}', ["data"])).toEqual(["3", '"x"']);
+    expect(arrayElementTexts('{"d\\u0061ta":[{"a":1}]}', ["data"])).toEqual(['{"a":1}']);
+    expect(arrayElementTexts('{"x":"data","y":[1]}', ["data"])).toBeUndefined();
+    expect(arrayElementTexts('{"p":{"data":[1]}}', ["data"])).toBeUndefined();
+    expect(arrayElementTexts('{"data":{"a":[1]}}', ["data"])).toBeUndefined();
+    expect(arrayElementTexts("[[1]]", ["data"])).toBeUndefined();
+    expect(arrayElementTexts('{"data":[ ]}', ["data"])).toEqual([]);
+    expect(arrayElementTexts('{"data":[ "a\\\\", "b\\"]" , {"c":"}"} ]}', ["data"])).toEqual([
+      '"a\\\\"',
+      '"b\\"]"',
+      '{"c":"}"}',
+    ]);
+    expect(
+      arrayElementTexts('{"data":{"bookings":[1]},"data":{"bookings":[2,3]}}', ["data", "bookings"]),
+    ).toEqual(["2", "3"]);
+  });
+});
