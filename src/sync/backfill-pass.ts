@@ -79,7 +79,11 @@ async function readRounds(
   writer: Writer,
 ): Promise<void> {
   const { meter } = writer;
-  const read = (page: number) => readPage(deps, state, options, totals, writer, page);
+  const read = async (page: number) => {
+    await readPage(deps, state, options, totals, writer, page);
+    // Waited for here, once the page's frame is gone: see `pipeListPage` on what a frame keeps.
+    while (writer.backlog.length > options.concurrency) await writer.backlog.shift();
+  };
   if (state.baseTotal === null) {
     meter.plan(1);
     await read(1);
@@ -133,7 +137,10 @@ async function drain(writer: Writer): Promise<void> {
   while (writer.backlog.length > 0) await writer.backlog.shift();
 }
 
-/** Reads one page and stores it with the progress that includes it (or hands it to the writer). */
+/**
+ * Reads one page and stores it with the progress that includes it, or hands it to the writer
+ * (the caller then waits while more than `concurrency` commits are outstanding).
+ */
 async function readPage(
   deps: ListDeps<BackfillStore>,
   state: BackfillState,
@@ -186,7 +193,6 @@ async function readPage(
   // Marked handled now; `drain` or the next slot awaits it and meets the failure then.
   commit.catch(() => {});
   writer.backlog.push(commit);
-  while (writer.backlog.length > options.concurrency) await writer.backlog.shift();
 }
 
 /** Turns pages read into progress events: pages, bookings, rate and ETA. */
