@@ -57,6 +57,19 @@ describe("arrayElementTexts", () => {
     );
   });
 
+  it("takes the last of a key given twice, as JSON.parse does", () => {
+    fc.assert(
+      fc.property(anyJson, fc.array(anyJson, { maxLength: 4 }), anyJson, (first, data, last) => {
+        const earlier = `{"data":${JSON.stringify(first)},"data":${JSON.stringify(data)}}`;
+        expect(arrayElementTexts(earlier, ["data"])).toEqual(data.map((d) => JSON.stringify(d)));
+        const later = `{"data":${JSON.stringify(data)},"data":${JSON.stringify(last)}}`;
+        const expected = Array.isArray(last) ? last.map((d) => JSON.stringify(d)) : undefined;
+        expect(arrayElementTexts(later, ["data"])).toEqual(expected);
+      }),
+      { seed: SEED, numRuns: 300 },
+    );
+  });
+
   it("reads a key as JSON.parse does: the last of duplicates, escapes and all, and only where the path says", () => {
     expect(arrayElementTexts('{"data":[1,2],"data":[3, "x"]}', ["data"])).toEqual(["3", '"x"']);
     expect(arrayElementTexts('{"d\\u0061ta":[{"a":1}]}', ["data"])).toEqual(['{"a":1}']);
@@ -65,6 +78,15 @@ describe("arrayElementTexts", () => {
     expect(arrayElementTexts('{"data":{"a":[1]}}', ["data"])).toBeUndefined();
     expect(arrayElementTexts("[[1]]", ["data"])).toBeUndefined();
     expect(arrayElementTexts('{"data":[ ]}', ["data"])).toEqual([]);
+    expect(arrayElementTexts('{"data":[1,2],"data":null}', ["data"])).toBeUndefined();
+    expect(arrayElementTexts('{"data":[1,2], "data" : {"data":[3]}}', ["data"])).toBeUndefined();
+    expect(
+      arrayElementTexts('{"data":{"bookings":[1]},"data":{"x":[2]}}', ["data", "bookings"]),
+    ).toBeUndefined();
+    expect(
+      arrayElementTexts('{"data":{"bookings":[1],"bookings":"[2]"}}', ["data", "bookings"]),
+    ).toBeUndefined();
+    expect(arrayElementTexts('{"data":[1]}', [])).toBeUndefined();
     expect(arrayElementTexts('{"data":[ "a\\\\", "b\\"]" , {"c":"}"} ]}', ["data"])).toEqual([
       '"a\\\\"',
       '"b\\"]"',

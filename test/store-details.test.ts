@@ -83,6 +83,38 @@ describe("commitDetailBatch", () => {
     expect(row("bk000002")).toMatchObject({ summary_json: summaryText });
   });
 
+  it("counts a record whose text differs only in layout or escapes as unchanged, in either view", () => {
+    const full = fullRaw(1, { branchName: "Café" });
+    const summary = summaryRaw(2, { searchId: "Café" });
+    // Stored serialised (as from a client that could not cut the texts), then received pretty-printed.
+    expect(details([full], T1)).toMatchObject({ inserted: 1 });
+    store.commitFeedBatch(feedBatch([okSummary(summary)], T1));
+    const escaped = (v: unknown) => JSON.stringify(v, null, 2).replace(/é/g, "\\u00e9");
+    const again = store.commitDetailBatch({
+      bookings: [{ ...okFull(full), json: escaped(full) }],
+      rejects: [],
+      syncedAt: T2,
+    });
+    expect(again).toMatchObject({ inserted: 0, updated: 0, unchanged: 1 });
+    expect(
+      store.commitFeedBatch(feedBatch([{ ...okSummary(summary), json: escaped(summary) }], T2)),
+    ).toMatchObject({
+      updated: 0,
+      unchanged: 1,
+    });
+    expect(row("bk000001")).toMatchObject({ detail_json: JSON.stringify(full), detail_synced_at: T1 });
+    expect(row("bk000002")).toMatchObject({ summary_json: JSON.stringify(summary), summary_synced_at: T1 });
+    // A changed value is still a change.
+    const paid = { ...full, paid: !full.paid };
+    expect(
+      store.commitDetailBatch({
+        bookings: [{ ...okFull(paid), json: escaped(paid) }],
+        rejects: [],
+        syncedAt: T3,
+      }),
+    ).toMatchObject({ updated: 1 });
+  });
+
   it("skips a payload older than the stored one, and one identical to it", () => {
     details([fullRaw(1, { updatedAt: at(200), paid: true })], T1);
     const older = details([fullRaw(1, { updatedAt: at(150), paid: false })], T2);

@@ -1,8 +1,8 @@
 /**
  * The text of each record as it arrived, cut from the response body. The mirror keeps every record
  * as received (`summary_json`, `detail_json`); serialising the parsed record again costs about as
- * much as parsing it did, while one pass over the body, jumping from quote to quote, costs a third
- * of that and allocates next to nothing (the texts are slices of the body).
+ * much as parsing it did, while one pass over the body, jumping from quote to quote, costs about
+ * half of that and allocates next to nothing (the texts are slices of the body).
  *
  * The body has already been parsed by `JSON.parse`, so it is known to be valid JSON; the scan only
  * has to tell strings from structure. When it finds no such array, or the caller finds its count
@@ -16,6 +16,7 @@ const CLOSE_OBJECT = 125;
 const OPEN_ARRAY = 91;
 const CLOSE_ARRAY = 93;
 const COMMA = 44;
+const COLON = 58;
 
 function isSpace(c: number): boolean {
   return c === 32 || c === 10 || c === 13 || c === 9;
@@ -44,18 +45,22 @@ function spells(body: string, open: number, close: number, key: string): boolean
 }
 
 /**
- * The texts of the elements of the array found by following object keys `path` from the top of
- * `body` (for `["data"]`: `{"data": [a, b]}` gives the texts of a and b), in order, without
- * surrounding whitespace. As `JSON.parse` does, a key given twice means its last value.
- * Undefined when there is no such array or the scan cannot be sure (see above).
+ * The texts of the elements of the array found by following object keys `path` (at least one)
+ * from the top of `body` (for `["data"]`: `{"data": [a, b]}` gives the texts of a and b), in
+ * order, without surrounding whitespace. As with `JSON.parse`, a key given twice means its last
+ * value: an array that a later value of the same key replaces gives nothing. Undefined when there
+ * is no such array.
  */
 export function arrayElementTexts(body: string, path: readonly string[]): string[] | undefined {
+  if (path.length === 0) return undefined;
   const n = body.length;
   const target = path.length + 1; // the array's depth: the top-level object is depth 1
   let depth = 0;
   /** Open containers that lie on the path: the top-level object, then each one `path` leads to. */
   let onPath = 0;
-  /** The last string directly inside the deepest on-path object is the next key of the path. */
+  /** In the deepest on-path object: a colon was passed, so what comes next is a value, not a key. */
+  let inValue = false;
+  /** ...and the key of that value is the path's next one. */
   let keyMatches = false;
   let texts: string[] | undefined;
   let current: string[] = [];
@@ -67,24 +72,37 @@ export function arrayElementTexts(body: string, path: readonly string[]): string
     current.push(body.slice(start, end));
     start = -1;
   };
+  /** A value of the path's key begins: it replaces whatever an earlier one of that key held. */
+  const pathValue = () => {
+    const matched = keyMatches;
+    if (matched) texts = undefined;
+    keyMatches = false;
+    inValue = false;
+    return matched;
+  };
+  const inTarget = () => onPath === target && depth === target;
+  const inPathObject = () => onPath > 0 && onPath < target && depth === onPath;
   while (i < n) {
     const c = body.charCodeAt(i);
     if (c === QUOTE) {
       const end = stringEnd(body, i);
       if (end < 0) return undefined;
-      if (onPath === target && depth === target) {
+      if (inTarget()) {
         if (start < 0) start = i;
-      } else if (depth === onPath && onPath > 0 && onPath < target) {
-        keyMatches = spells(body, i, end, path[onPath - 1] as string);
+      } else if (inPathObject()) {
+        if (inValue) pathValue();
+        else keyMatches = spells(body, i, end, path[onPath - 1] as string);
       }
       i = end + 1;
       continue;
     }
     if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
-      if (onPath === target && depth === target && start < 0) start = i;
+      if (inTarget() && start < 0) start = i;
+      const follows = inPathObject() && pathValue();
       depth++;
-      if (depth === 1 && c === OPEN_OBJECT) onPath = 1;
-      else if (depth === onPath + 1 && keyMatches) {
+      if (depth === 1) {
+        if (c === OPEN_OBJECT) onPath = 1;
+      } else if (follows) {
         // The value of the path's next key: an object to go on into, or at the end, the array.
         const last = depth === target;
         if ((last && c === OPEN_ARRAY) || (!last && c === OPEN_OBJECT)) {
@@ -92,24 +110,28 @@ export function arrayElementTexts(body: string, path: readonly string[]): string
           if (last) current = [];
         }
       }
-      keyMatches = false;
       i++;
       continue;
     }
     if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) {
-      if (onPath === target && depth === target) {
+      if (inTarget()) {
         if (start >= 0) endOfElement(i);
         texts = current;
       }
       depth--;
       if (onPath > depth) onPath = depth;
+      inValue = false;
       keyMatches = false;
       i++;
       continue;
     }
-    if (onPath === target && depth === target) {
+    if (inTarget()) {
       if (c === COMMA) endOfElement(i);
       else if (start < 0 && !isSpace(c)) start = i;
+    } else if (inPathObject() && !isSpace(c)) {
+      if (c === COLON) inValue = true;
+      else if (c === COMMA) keyMatches = false;
+      else if (inValue) pathValue(); // a number, true, false or null
     }
     i++;
   }

@@ -2,8 +2,8 @@
  * Runtime shapes of the partner API (contract sections 2.1, 2.2, 2.6, 2.7).
  *
  * Unknown extra fields are never rejected. Records validate with plain (stripping) objects: the
- * validated copy keeps only the fields the mirror reads, while the raw record, which is what gets
- * stored as received, keeps everything; copying the unknown fields too made validation about half
+ * validated copy keeps only the fields the mirror reads, while the record's text as received, which
+ * is what gets stored, keeps everything; copying the unknown fields too made validation about half
  * as fast again. Envelopes stay loose. Identity and time fields are strict, since the walk and the
  * mirror's keys depend on them; every other field the mirror reads is type-checked when present.
  */

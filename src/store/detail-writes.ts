@@ -26,6 +26,7 @@ import {
   pushDetailValues,
   pushSummaryValues,
   SUMMARY_COLUMNS,
+  sameRecordJson,
 } from "./rows.js";
 import type { Reject, StateWriter } from "./state.js";
 
@@ -123,13 +124,13 @@ export function detailStatements(
       return "inserted";
     }
     const id = values[ID] as string;
-    const json = values[JSON_TEXT];
+    const json = values[JSON_TEXT] as string;
     const remote = values[REMOTE_UPDATED_AT];
     // Present: the insert was refused because this `_id` is stored.
     const stored = select.get(id) as { remote: string | null; json: string | null };
     // ISO 8601 UTC text compares in time order; a payload without updatedAt cannot be judged stale.
     const stale = stored.remote !== null && remote !== null && stored.remote > (remote as string);
-    if (stale || stored.json === json) {
+    if (stale || sameRecordJson(stored.json, json)) {
       touch.run({ id, listedBy, syncedAt });
       return "unchanged";
     }

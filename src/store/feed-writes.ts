@@ -14,7 +14,7 @@
  */
 import type Database from "better-sqlite3";
 import type { FeedBatch, UpsertCounts, WalkProgress } from "../sync/ports.js";
-import { type Param, pushSummaryValues, SUMMARY_COLUMNS } from "./rows.js";
+import { type Param, pushSummaryValues, SUMMARY_COLUMNS, sameRecordJson } from "./rows.js";
 import type { Reject, StateWriter } from "./state.js";
 
 /** A `FeedBatch` reduced to what SQLite binds: plain data, cheap to hand to another thread. */
@@ -100,10 +100,10 @@ export function feedStatements(db: Database.Database, state: StateWriter): FeedS
     if (insert.run(row, syncedAt, syncedAt).changes > 0) return "inserted";
     const id = row[ID] as string;
     const bookingType = row[TYPE] ?? null;
-    const json = row[JSON_TEXT];
+    const json = row[JSON_TEXT] as string;
     // Present: the insert was refused because this `_id` is stored.
     const stored = select.get(id) as Stored;
-    if (stored.json === json) {
+    if (sameRecordJson(stored.json, json)) {
       const learnsType = bookingType !== null && stored.bookingType !== bookingType;
       if (stored.missingSince !== null || learnsType) touch.run(bookingType, id);
       return "unchanged";

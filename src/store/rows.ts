@@ -108,6 +108,22 @@ export function pushDetailValues(out: Param[], createdAt: string, r: FullBooking
   for (const [, read] of DETAIL_FIELDS) out.push(read(r, createdAt));
 }
 
+/**
+ * Whether a stored record's JSON holds the same record as `json`, the text just received. Texts
+ * are almost always equal or plainly different; when they differ, the values decide, so that a
+ * change of layout or escapes alone (a server that writes its JSON differently, or rows an older
+ * version stored serialised) does not count as a change, nor send the booking back for details.
+ */
+export function sameRecordJson(stored: string | null, json: string): boolean {
+  if (stored === json) return true;
+  if (stored === null) return false;
+  try {
+    return JSON.stringify(JSON.parse(stored)) === JSON.stringify(JSON.parse(json));
+  } catch {
+    return false;
+  }
+}
+
 /** The booking type a full record states, when it is one the mirror knows. */
 export function bookingTypeOf(type: string | null | undefined): BookingType | null {
   return type === "IN" || type === "LC" ? type : null;

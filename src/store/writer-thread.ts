@@ -248,6 +248,10 @@ function detailChannel(port: MessagePort, stallMs: number) {
   };
   const check = () => {
     watching = false;
+    // Answers already queued count: this timer may run before them after a long synchronous stretch
+    // of the main thread.
+    for (let m = receiveMessageOnPort(port); m; m = receiveMessageOnPort(port))
+      onReply(m.message as DetailReply);
     if (waiting.size === 0) return;
     const silent = performance.now() - heardAt;
     if (silent < stallMs) {
@@ -267,7 +271,7 @@ function detailChannel(port: MessagePort, stallMs: number) {
   let failed: Error | undefined;
   /** Why nothing can be stored any more: the thread ended. */
   let dead: Error | undefined;
-  port.on("message", (reply: DetailReply) => {
+  const onReply = (reply: DetailReply) => {
     heardAt = performance.now();
     const entry = waiting.get(reply.seq);
     waiting.delete(reply.seq);
@@ -279,7 +283,8 @@ function detailChannel(port: MessagePort, stallMs: number) {
       if (reply.epoch === epoch) failed ??= err;
       entry?.reject(err);
     } else entry?.resolve(reply.counts);
-  });
+  };
+  port.on("message", onReply);
   // Attaching the listener refs the port; it holds the process only while answers are awaited.
   port.unref();
   return {

@@ -153,9 +153,17 @@ export function pipeListPage(
   extra: Pick<DetailBatch, "listedBy" | "progress">,
   counters: UpsertCounts,
 ): Promise<void> {
-  const batch = listBatch(deps, page, extra);
+  let batch: DetailBatch;
+  let sent: Promise<UpsertCounts>;
+  try {
+    batch = listBatch(deps, page, extra);
+    sent = pipe.storeDetails(batch);
+  } catch (err) {
+    // As a rejection, like every other failure to store: the caller stops the pass on it.
+    return Promise.reject(err);
+  }
   const { rejects } = batch;
-  return pipe.storeDetails(batch).then((counts) => tally(deps, rejects, counts, counters));
+  return sent.then((counts) => tally(deps, rejects, counts, counters));
 }
 
 /** A page's valid records and rejects, as one batch with the caller's extras. */
