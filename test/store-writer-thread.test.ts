@@ -221,6 +221,14 @@ function detailScript(): DetailBatch[] {
   ];
 }
 
+/** A backfill page of one booking, `i`, with the progress that counts it. */
+const pageBatch = (i: number): DetailBatch => ({
+  bookings: [okFull(fullRaw(i))],
+  rejects: [],
+  syncedAt: T1,
+  progress: { stream: "backfill", value: { pages: i } },
+});
+
 describe("detail batches through the writer thread", () => {
   it("store exactly what the in-process store stores, with the same counts", async () => {
     const inline = open("inline.db", false);
@@ -242,16 +250,10 @@ describe("detail batches through the writer thread", () => {
     store.db.exec(`CREATE TRIGGER refuse BEFORE INSERT ON bookings WHEN NEW.id = 'bk000002'
       BEGIN SELECT RAISE(ABORT, 'refused by the test'); END`);
     const pipe = detailPipeOf(store);
-    const batch = (i: number): DetailBatch => ({
-      bookings: [okFull(fullRaw(i))],
-      rejects: [],
-      syncedAt: T1,
-      progress: { stream: "backfill", value: { pages: i } },
-    });
-    expect(await pipe.storeDetails(batch(1))).toMatchObject({ inserted: 1 });
+    expect(await pipe.storeDetails(pageBatch(1))).toMatchObject({ inserted: 1 });
     const [second, third] = await Promise.allSettled([
-      pipe.storeDetails(batch(2)),
-      pipe.storeDetails(batch(3)),
+      pipe.storeDetails(pageBatch(2)),
+      pipe.storeDetails(pageBatch(3)),
     ]);
     expect(second).toMatchObject({
       status: "rejected",
@@ -264,9 +266,9 @@ describe("detail batches through the writer thread", () => {
     expect(ids(store)).toEqual(["bk000001"]);
     expect(store.readProgress("backfill").progress).toEqual({ pages: 1 });
     // The rest of the failed pass is refused; a new pass is stored.
-    await expect(pipe.storeDetails(batch(4))).rejects.toThrow(/refused by the test/);
+    await expect(pipe.storeDetails(pageBatch(4))).rejects.toThrow(/refused by the test/);
     pipe.beginDetails();
-    expect(await pipe.storeDetails(batch(4))).toMatchObject({ inserted: 1 });
+    expect(await pipe.storeDetails(pageBatch(4))).toMatchObject({ inserted: 1 });
     expect(ids(store)).toEqual(["bk000001", "bk000004"]);
   });
   it("rejects what it waits for when the writer stops answering, instead of waiting for good", async () => {
@@ -277,18 +279,12 @@ describe("detail batches through the writer thread", () => {
     const other = new Database(tmp.file("m.db"));
     try {
       other.exec("BEGIN IMMEDIATE");
-      const batch = (i: number): DetailBatch => ({
-        bookings: [okFull(fullRaw(i))],
-        rejects: [],
-        syncedAt: T1,
-        progress: { stream: "backfill", value: { pages: i } },
-      });
-      await expect(pipe.storeDetails(batch(1))).rejects.toThrow(/nothing stored in 1000 ms/);
+      await expect(pipe.storeDetails(pageBatch(1))).rejects.toThrow(/nothing stored in 1000 ms/);
       // The pass has given up; a new one is stored once the lock is let go.
-      await expect(pipe.storeDetails(batch(2))).rejects.toThrow(/nothing stored in 1000 ms/);
+      await expect(pipe.storeDetails(pageBatch(2))).rejects.toThrow(/nothing stored in 1000 ms/);
       other.exec("ROLLBACK");
       pipe.beginDetails();
-      expect(await pipe.storeDetails(batch(3))).toMatchObject({ inserted: 1 });
+      expect(await pipe.storeDetails(pageBatch(3))).toMatchObject({ inserted: 1 });
       // The refused batch never reached the writer (the first one is stored late, or fails on the lock).
       expect(ids({ db: other })).toContain("bk000003");
       expect(ids({ db: other })).not.toContain("bk000002");
