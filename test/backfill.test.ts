@@ -94,6 +94,28 @@ describe("backfill", () => {
     expectMirrorHoldsSourceInFull(h);
   });
 
+  it("a 429 pauses every worker, not only the page that got it", async () => {
+    h = await harness({ bookings: 3000, latencyMs: 20 });
+    let limitedAt: number | undefined;
+    const answeredAt: number[] = [];
+    h.sim.events.on("request", (e) => {
+      if (e.endpoint !== "list") return;
+      if (e.status === 429) limitedAt = performance.now();
+      else answeredAt.push(performance.now());
+    });
+    void h.sim
+      .nextRequest()
+      .then(() => h?.sim.inject({ kind: "429", retryAfter: 1 }, { path: "list", times: 1 }));
+    const report = await runBackfill(listDeps(h, { maxRetryAfterMs: 5000 }), { concurrency: 4 });
+    expect(report).toMatchObject({ status: "success", retries: 1, inserted: 3000 });
+    // Pages already on their way when the 429 came are answered at once; nothing else is sent until
+    // the second is over, though the other workers had some 25 pages left to read.
+    const at = limitedAt as number;
+    expect(answeredAt.filter((t) => t > at + 250 && t < at + 950)).toEqual([]);
+    expect(answeredAt.filter((t) => t >= at + 950).length).toBeGreaterThan(10);
+    expectMirrorHoldsSourceInFull(h);
+  });
+
   it("stays complete while bookings arrive during the walk, and the next sync adds only the new ones", async () => {
     h = await harness({ bookings: 2000, latencyMs: 5 });
     const atStart = h.sourceIds();

@@ -5,6 +5,7 @@
  * is scrubbed of the token; bodies are never quoted in full.
  */
 import { readFileSync } from "node:fs";
+import { setTimeout as sleep } from "node:timers/promises";
 import got, { type Got, RequestError, type Response } from "got";
 import { ApiError, ConfigError } from "../errors.js";
 import type { FeedPage, FeedQuery, ListPage, ListQuery, Logger, PartnerApi } from "../sync/ports.js";
@@ -101,6 +102,17 @@ interface Ctx {
   scrub: (text: string) => string;
   policy: RetryPolicy;
   options: ApiClientOptions;
+  /**
+   * No request of this client starts before this time (performance.now() ms): set when the API
+   * asks us to slow down, so that one page told to wait does not leave the others hammering on.
+   */
+  pausedUntil: number;
+}
+
+/** Waits out the client's pause, if one is on (cut short by `signal`). */
+async function waitForPause(ctx: Ctx, signal: AbortSignal | undefined): Promise<void> {
+  for (let ms = ctx.pausedUntil - performance.now(); ms > 0; ms = ctx.pausedUntil - performance.now())
+    await sleep(ms, undefined, signal ? { signal } : {});
 }
 
 /** One HTTP attempt: the response, or a transport failure thrown as an ApiError (or an abort). */
@@ -152,9 +164,15 @@ function answer(ctx: Ctx, endpoint: Endpoint, res: Response<string>): unknown {
   });
 }
 
-/** Tells metrics about a failed attempt and logs the retry, if one follows. */
+/**
+ * Tells metrics about a failed attempt and logs the retry, if one follows. An answer that asks for
+ * time (429 Too Many Requests, or any with Retry-After) pauses every request of the client for as
+ * long as this one waits: the limit is the API's, not the page's.
+ */
 function report(ctx: Ctx, endpoint: Endpoint, f: FailedAttempt, durationMs: number) {
   const status = f.error instanceof ApiError ? f.error.status : undefined;
+  const asksForTime = status === 429 || (f.error instanceof ApiError && f.error.retryAfterMs !== undefined);
+  if (f.willRetry && asksForTime) ctx.pausedUntil = Math.max(ctx.pausedUntil, performance.now() + f.waitMs);
   ctx.options.onRequest?.({
     endpoint,
     outcome: f.willRetry ? "retry" : "error",
@@ -182,6 +200,7 @@ async function call<T>(
   try {
     const { value, attempts } = await withRetry(
       async (attempt) => {
+        await waitForPause(ctx, signal);
         started = performance.now();
         const res = await send(ctx, endpoint, searchParams, signal);
         const verdict = parse(answer(ctx, endpoint, res), res.body);
@@ -237,7 +256,7 @@ export function createApiClient(options: ApiClientOptions): PartnerApi {
     throwHttpErrors: false,
   });
 
-  const ctx: Ctx = { base, http, scrub, policy, options };
+  const ctx: Ctx = { base, http, scrub, policy, options, pausedUntil: 0 };
   return {
     fetchRecent(query: FeedQuery, signal?: AbortSignal): Promise<FeedPage> {
       const searchParams = params({
