@@ -111,6 +111,14 @@ describe("retries", () => {
       "list-bookings: body is not valid JSON",
     ],
     [
+      "a 200 with one record corrupt",
+      raw(
+        200,
+        '{"success":true,"data":[{"_id":"b1"}, {"_id":"b2",}],"pagination":{"total":2,"page":1,"pageSize":10,"totalPages":1}}',
+      ),
+      "list-bookings: body is not valid JSON (record 2 of 2",
+    ],
+    [
       "a 200 of the wrong shape",
       json(200, { success: true, data: {} }),
       "list-bookings: unexpected response shape",

@@ -6,6 +6,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { arrayElementTexts } from "../src/api/json-texts.js";
+import { readPageJson } from "../src/api/response.js";
 
 const SEED = Number(process.env.FC_SEED ?? 20261123);
 
@@ -95,5 +96,62 @@ describe("arrayElementTexts", () => {
     expect(
       arrayElementTexts('{"data":{"bookings":[1]},"data":{"bookings":[2,3]}}', ["data", "bookings"]),
     ).toEqual(["2", "3"]);
+  });
+});
+
+describe("readPageJson", () => {
+  const page = (data: unknown[], indent: string | number | undefined) =>
+    JSON.stringify({ success: true, data, pagination: { total: data.length } }, null, indent);
+  /** What a body read record by record amounts to: the envelope with the records put back. */
+  const whole = (read: ReturnType<typeof readPageJson>) => {
+    if (!read.ok || read.texts === undefined) return read.ok ? read.value : undefined;
+    return { ...(read.value as object), data: read.texts.map((t) => JSON.parse(t)) };
+  };
+
+  it("reads a body, damaged or not, exactly when JSON.parse does, and to the same value", () => {
+    // One byte of a valid page changed, dropped or doubled: whatever is read must be the body.
+    fc.assert(
+      fc.property(
+        fc.array(anyJson, { maxLength: 5 }),
+        layout,
+        fc.nat(),
+        fc.constantFrom("replace", "drop", "double"),
+        fc.constantFrom(...'{}[],:"\\ 0a-'.split("")),
+        (data, indent, at, how, byte) => {
+          const valid = page(data, indent);
+          const k = at % valid.length;
+          const body =
+            how === "replace"
+              ? valid.slice(0, k) + byte + valid.slice(k + 1)
+              : how === "drop"
+                ? valid.slice(0, k) + valid.slice(k + 1)
+                : valid.slice(0, k + 1) + valid.slice(k);
+          let expected: unknown;
+          try {
+            expected = JSON.parse(body);
+          } catch {
+            expected = undefined;
+          }
+          const read = readPageJson(Buffer.from(body), "application/json", ["data"]);
+          let got: unknown;
+          try {
+            got = whole(read);
+          } catch {
+            got = undefined; // a record's text that is not JSON: the page is refused
+          }
+          expect(got).toEqual(expected);
+        },
+      ),
+      { seed: SEED, numRuns: 3000 },
+    );
+  });
+
+  it("gives the texts with the envelope's array left empty", () => {
+    const body = '{"data": [ {"a":"\u00e9"} , 2 ], "n": 1}';
+    expect(readPageJson(Buffer.from(body), undefined, ["data"])).toEqual({
+      ok: true,
+      value: { data: [], n: 1 },
+      texts: ['{"a":"\u00e9"}', "2"],
+    });
   });
 });

@@ -9,7 +9,17 @@ import { setTimeout as sleep } from "node:timers/promises";
 import got, { type Got, RequestError, type Response } from "got";
 import { ApiError, ConfigError } from "../errors.js";
 import type { FeedPage, FeedQuery, ListPage, ListQuery, Logger, PartnerApi } from "../sync/ports.js";
-import { type Endpoint, parseFeed, parseList, readJson, statusLabel, type Verdict } from "./response.js";
+import {
+  type Endpoint,
+  FEED_RECORDS,
+  LIST_RECORDS,
+  parseFeed,
+  parseList,
+  readJson,
+  readPageJson,
+  statusLabel,
+  type Verdict,
+} from "./response.js";
 import { type FailedAttempt, parseRetryAfter, type RetryPolicy, withRetry } from "./retry.js";
 
 export type { Endpoint } from "./response.js";
@@ -123,9 +133,10 @@ async function send(
   signal?: AbortSignal,
 ) {
   try {
+    // Bytes: a page is decoded record by record (see readPageJson), never as one string.
     return await ctx.http.get(`${ctx.base}/partner/booking/${endpoint}`, {
       searchParams,
-      responseType: "text",
+      responseType: "buffer",
       ...(signal ? { signal } : {}),
     });
   } catch (err) {
@@ -140,18 +151,33 @@ async function send(
   }
 }
 
-/** Turns an HTTP answer into parsed JSON, or throws the ApiError it amounts to. */
-function answer(ctx: Ctx, endpoint: Endpoint, res: Response<string>): unknown {
+/** How an endpoint's page is read: where its records are, and what makes a page of them. */
+interface PageReader<T> {
+  records: readonly string[];
+  parse: (json: unknown, texts: string[] | undefined) => Verdict<T>;
+}
+
+/**
+ * Turns an HTTP answer into parsed JSON (with its records' texts, for a page read record by
+ * record), or throws the ApiError it amounts to.
+ */
+function answer(
+  ctx: Ctx,
+  endpoint: Endpoint,
+  res: Response<Buffer>,
+  records: readonly string[],
+): { value: unknown; texts?: string[] | undefined } {
   const status = res.statusCode;
-  const parsed = readJson(res.body, res.headers["content-type"]);
   if (status >= 200 && status < 300) {
-    if (parsed.ok) return parsed.value;
+    const parsed = readPageJson(res.body, res.headers["content-type"], records);
+    if (parsed.ok) return parsed;
     // A 200 that is not JSON comes from a proxy or a cut connection: worth another try.
     throw new ApiError(ctx.scrub(`${endpoint}: ${parsed.problem} (${statusLabel(status)})`), {
       status,
       retryable: true,
     });
   }
+  const parsed = readJson(res.body.toString("utf8"), res.headers["content-type"]);
   const serverMessage = parsed.ok ? parsed.serverMessage : undefined;
   let text = `HTTP ${statusLabel(status)}`;
   if (status === 401) text += `: ${serverMessage ?? "Invalid or expired token"}`;
@@ -188,13 +214,13 @@ function report(ctx: Ctx, endpoint: Endpoint, f: FailedAttempt, durationMs: numb
   );
 }
 
-/** GETs `endpoint` with retries; `parse` judges the JSON (and its text), and a bad verdict is retried. */
+/** GETs `endpoint` with retries; `reader` judges the JSON, and a bad verdict is retried. */
 async function call<T>(
   ctx: Ctx,
   endpoint: Endpoint,
   searchParams: Record<string, string>,
   signal: AbortSignal | undefined,
-  parse: (json: unknown, body: string) => Verdict<T>,
+  reader: PageReader<T>,
 ): Promise<T & { attempts: number }> {
   let started = 0;
   try {
@@ -203,7 +229,8 @@ async function call<T>(
         await waitForPause(ctx, signal);
         started = performance.now();
         const res = await send(ctx, endpoint, searchParams, signal);
-        const verdict = parse(answer(ctx, endpoint, res), res.body);
+        const { value, texts } = answer(ctx, endpoint, res, reader.records);
+        const verdict = reader.parse(value, texts);
         if (!verdict.ok) {
           throw new ApiError(ctx.scrub(`${endpoint}: ${verdict.problem}`), {
             status: res.statusCode,
@@ -264,7 +291,10 @@ export function createApiClient(options: ApiClientOptions): PartnerApi {
         cursor: query.cursor,
         bookingType: query.bookingType,
       });
-      return call(ctx, "fetch-recent-bookings", searchParams, signal, parseFeed);
+      return call(ctx, "fetch-recent-bookings", searchParams, signal, {
+        records: FEED_RECORDS,
+        parse: parseFeed,
+      });
     },
 
     listBookings(query: ListQuery, signal?: AbortSignal): Promise<ListPage> {
@@ -273,7 +303,7 @@ export function createApiClient(options: ApiClientOptions): PartnerApi {
         pageSize: clampInt(query.pageSize, 1, 100, 10),
         sourcePlatform: query.sourcePlatform,
       });
-      return call(ctx, "list-bookings", searchParams, signal, parseList);
+      return call(ctx, "list-bookings", searchParams, signal, { records: LIST_RECORDS, parse: parseList });
     },
   };
 }

@@ -5,7 +5,7 @@
 import { STATUS_CODES } from "node:http";
 import type { z } from "zod";
 import type { Checked, FeedPage, ListPage } from "../sync/ports.js";
-import { arrayElementTexts } from "./json-texts.js";
+import { arrayElementSpans } from "./json-texts.js";
 import {
   describeIssues,
   errorEnvelopeSchema,
@@ -23,8 +23,11 @@ export type Endpoint = "fetch-recent-bookings" | "list-bookings";
 export type JsonRead =
   | {
       ok: true;
-      value: unknown /** The error envelope's message, shortened, if the body is one. */;
+      value: unknown;
+      /** The error envelope's message, shortened, if the body is one. */
       serverMessage?: string;
+      /** From `readPageJson`: each record's text; `value`'s records array is then left empty. */
+      texts?: string[];
     }
   | {
       ok: false;
@@ -74,6 +77,33 @@ export function readJson(body: string, contentType: string | undefined): JsonRea
   }
 }
 
+/**
+ * Reads a page's body for its records (the array at `path`): the envelope with that array left
+ * empty, and each record's text as received, to be parsed one by one (see json-texts.ts on why).
+ * Together they are the whole body, so a body read this way is as strictly JSON as `readJson`
+ * demands once each text parses. A body whose array cannot be found is read as a whole.
+ */
+export function readPageJson(
+  body: Buffer,
+  contentType: string | undefined,
+  path: readonly string[],
+): JsonRead {
+  const found = arrayElementSpans(body, path);
+  if (found) {
+    try {
+      const envelope = `${body.toString("utf8", 0, found.open)}[]${body.toString("utf8", found.close + 1)}`;
+      const value: unknown = JSON.parse(envelope);
+      const { spans } = found;
+      const texts: string[] = [];
+      for (let k = 0; k < spans.length; k += 2) texts.push(body.toString("utf8", spans[k], spans[k + 1]));
+      return { ok: true, value, texts };
+    } catch {
+      // Not JSON around the array: reading the whole body says what it is instead.
+    }
+  }
+  return readJson(body.toString("utf8"), contentType);
+}
+
 function field(raw: unknown, key: string): unknown {
   return typeof raw === "object" && raw !== null ? (raw as Record<string, unknown>)[key] : undefined;
 }
@@ -90,7 +120,11 @@ export function checkRecord<T extends { _id: string; createdAt: string }>(
   const result = schema.safeParse(raw);
   if (result.success) {
     const record = result.data;
-    return { ok: true, id: record._id, createdAt: toIsoMillis(record.createdAt), record, raw, json };
+    const createdAt = toIsoMillis(record.createdAt);
+    // With its text at hand, the parsed record is not kept: the text is what gets stored.
+    return json === undefined
+      ? { ok: true, id: record._id, createdAt, record, raw }
+      : { ok: true, id: record._id, createdAt, record, json };
   }
   const id = field(raw, "_id");
   const createdAt = isoTime.safeParse(field(raw, "createdAt"));
@@ -104,46 +138,64 @@ export function checkRecord<T extends { _id: string; createdAt: string }>(
 }
 
 /**
- * Checks each record of `records` (the array at `path` in `body`), with its text as received when
- * the body yields exactly one text per record.
+ * Checks each record: parsed from its text when the body was read by `readPageJson`, one at a
+ * time, so only the checked form of each outlives its turn; else the envelope's parsed `records`.
+ * A verdict's problem when a text is not JSON (the body then is not either).
  */
 function checkAll<T extends { _id: string; createdAt: string }>(
   schema: z.ZodType<T>,
   records: unknown[],
-  body: string | undefined,
-  path: readonly string[],
-): Checked<T>[] {
-  const texts = body === undefined ? undefined : arrayElementTexts(body, path);
-  const fit = texts !== undefined && texts.length === records.length;
-  return records.map((raw, i) => checkRecord(schema, raw, fit ? texts[i] : undefined));
+  texts: string[] | undefined,
+): Checked<T>[] | string {
+  if (texts === undefined) return records.map((raw) => checkRecord(schema, raw));
+  const checked: Checked<T>[] = [];
+  for (const [i, text] of texts.entries()) {
+    let raw: unknown;
+    try {
+      raw = JSON.parse(text);
+    } catch {
+      // The parser's own message quotes the text, so it is not passed on.
+      return `body is not valid JSON (record ${i + 1} of ${texts.length}, ${text.length} chars)`;
+    }
+    checked.push(checkRecord(schema, raw, text));
+  }
+  return checked;
 }
 
-/** A fetch-recent-bookings answer, records checked one by one; `nextCursor` normalised. */
-export function parseFeed(json: unknown, body?: string): Verdict<Omit<FeedPage, "attempts">> {
+/** Where fetch-recent-bookings keeps its records. */
+export const FEED_RECORDS = ["data", "bookings"] as const;
+/** Where list-bookings keeps its records. */
+export const LIST_RECORDS = ["data"] as const;
+
+/**
+ * A fetch-recent-bookings answer, records checked one by one; `nextCursor` normalised. `texts`:
+ * the records' texts from `readPageJson`, which left the envelope's array empty.
+ */
+export function parseFeed(json: unknown, texts?: string[]): Verdict<Omit<FeedPage, "attempts">> {
   const envelope = feedEnvelopeSchema.safeParse(json);
   if (!envelope.success)
     return { ok: false, problem: `unexpected response shape: ${describeIssues(envelope.error)}` };
   const { bookings, nextCursor, hasMore } = envelope.data.data;
+  const records = checkAll(summaryBookingSchema, bookings, texts);
+  if (typeof records === "string") return { ok: false, problem: records };
   return {
     ok: true,
-    page: {
-      records: checkAll(summaryBookingSchema, bookings, body, ["data", "bookings"]),
-      nextCursor: nextCursor === null ? null : toIsoMillis(nextCursor),
-      hasMore,
-    },
+    page: { records, nextCursor: nextCursor === null ? null : toIsoMillis(nextCursor), hasMore },
   };
 }
 
-/** A list-bookings answer, records checked one by one. */
-export function parseList(json: unknown, body?: string): Verdict<Omit<ListPage, "attempts">> {
+/** A list-bookings answer, records checked one by one; `texts` as for `parseFeed`. */
+export function parseList(json: unknown, texts?: string[]): Verdict<Omit<ListPage, "attempts">> {
   const envelope = listEnvelopeSchema.safeParse(json);
   if (!envelope.success)
     return { ok: false, problem: `unexpected response shape: ${describeIssues(envelope.error)}` };
   const { data, pagination } = envelope.data;
+  const records = checkAll(fullBookingSchema, data, texts);
+  if (typeof records === "string") return { ok: false, problem: records };
   return {
     ok: true,
     page: {
-      records: checkAll(fullBookingSchema, data, body, ["data"]),
+      records,
       page: pagination.page,
       pageSize: pagination.pageSize,
       total: pagination.total,

@@ -14,10 +14,10 @@ export type Checked<T> =
       /** `createdAt` normalised to UTC ISO 8601 with milliseconds. */
       createdAt: string;
       record: T;
-      /** The record as parsed. */
-      raw: unknown;
       /** Its text exactly as received, when it could be cut from the body; what the mirror stores. */
       json?: string | undefined;
+      /** The record as parsed, kept only when there is no `json`: it is then serialised to be stored. */
+      raw?: unknown;
     }
   | {
       ok: false;
