@@ -2,9 +2,11 @@
  * The one-shot backfill end to end: the bundled simulator over real HTTP, the real client and a
  * real SQLite file; the kill-and-resume case runs the CLI as a subprocess and SIGKILLs it.
  */
+import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { startSimulator } from "../src/simulator/index.js";
 import { type BackfillState, backfillStream, FEED_STREAMS, runBackfill } from "../src/sync/backfill.js";
+import type { PartnerApi } from "../src/sync/ports.js";
 import { type Harness, harness, runCli } from "./support/harness.js";
 import {
   expectMirrorHoldsSourceInFull,
@@ -113,6 +115,46 @@ describe("backfill", () => {
     const at = limitedAt as number;
     expect(answeredAt.filter((t) => t > at + 250 && t < at + 950)).toEqual([]);
     expect(answeredAt.filter((t) => t >= at + 950).length).toBeGreaterThan(10);
+    expectMirrorHoldsSourceInFull(h);
+  });
+
+  it("a page that fails to store while the backfill is stopping is logged, and read again by the next run", async () => {
+    h = await harness({ bookings: 500, writerThread: true });
+    const { store } = h;
+    store.db.exec(`CREATE TABLE refuse_now (x);
+      CREATE TRIGGER refuse BEFORE INSERT ON bookings WHEN (SELECT count(*) FROM refuse_now) > 0
+      BEGIN SELECT RAISE(ABORT, 'disk says no'); END`);
+    const other = new Database(h.dbPath);
+    const stop = new AbortController();
+    const deps = listDeps(h, { signal: stop.signal });
+    const api = {
+      ...deps.api,
+      listBookings(query: Parameters<PartnerApi["listBookings"]>[0], signal?: AbortSignal) {
+        // Page 2 waits for the write lock another program holds; page 3 stops the run, and only
+        // then does page 2 reach SQLite, which refuses it.
+        if (query.page === 2) other.exec("BEGIN IMMEDIATE");
+        if (query.page === 3) {
+          stop.abort();
+          other.exec("INSERT INTO refuse_now VALUES (1)");
+          other.exec("COMMIT");
+        }
+        return deps.api.listBookings(query, signal);
+      },
+    };
+    try {
+      const stopped = await runBackfill({ ...deps, api }, { concurrency: 1 });
+      expect(stopped.status).toBe("aborted");
+    } finally {
+      other.close();
+    }
+    const late = h.logger.lines.filter(
+      (l) => l.level === "error" && /while the pass was ending/.test(l.msg ?? ""),
+    );
+    expect(late).toHaveLength(1);
+    expect(late[0]?.obj).toMatchObject({ err: { message: expect.stringMatching(/disk says no/) } });
+    store.db.exec("DELETE FROM refuse_now");
+    const again = await runBackfill(listDeps(h), { concurrency: 2 });
+    expect(again).toMatchObject({ status: "success", inserted: 400 });
     expectMirrorHoldsSourceInFull(h);
   });
 

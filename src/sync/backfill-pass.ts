@@ -3,6 +3,7 @@
  * one transaction together with the backfill's progress (the pages read and the total each was
  * read at), until no start position is left uncovered (see coverage.ts).
  */
+import { coerceError } from "../errors.js";
 import { addRead, countPages, type PageRun, pagesFor, pagesRead, spanSize, uncovered } from "./coverage.js";
 import type { BackfillStore, DetailPipe, ListDeps } from "./detail-ports.js";
 import { pipeListPage, storeListPage } from "./list-walk.js";
@@ -63,11 +64,24 @@ export async function readAll(
   const meter = progressMeter(deps, options, pagesRead(state.reads));
   const writer: Writer = { pipe: deps.store.detailPipe?.(), failure: undefined, backlog: [], meter };
   writer.pipe?.beginDetails();
+  let ended: unknown;
   try {
     await readRounds(deps, state, options, totals, writer);
+  } catch (err) {
+    ended = err;
+    throw err;
   } finally {
     // Nothing may outlive the pass: the caller's final writes must follow every page's commit.
     await Promise.allSettled(writer.backlog);
+    // A page that failed to store while the pass was already ending (stopped, or failed on
+    // another page) is reported by nothing else.
+    const late = writer.failure?.err;
+    if (late !== undefined && late !== ended) {
+      deps.logger.error(
+        { err: coerceError(late) },
+        "backfill: a page failed to store while the pass was ending; the next run reads it again",
+      );
+    }
   }
 }
 
