@@ -115,17 +115,23 @@ describe("readPageJson", () => {
         fc.array(anyJson, { maxLength: 5 }),
         layout,
         fc.nat(),
-        fc.constantFrom("replace", "drop", "double"),
+        fc.constantFrom("replace", "drop", "double", "swap"),
         fc.constantFrom(...'{}[],:"\\ 0a-'.split("")),
         (data, indent, at, how, byte) => {
           const valid = page(data, indent);
           const k = at % valid.length;
+          // "swap": a bracket or brace turned into the other kind, wherever one stands.
+          const brackets = [...valid.matchAll(/[[\]{}]/g)].map((m) => m.index);
+          const b = brackets[at % brackets.length] as number;
+          const other: Record<string, string> = { "[": "{", "{": "[", "]": "}", "}": "]" };
           const body =
             how === "replace"
               ? valid.slice(0, k) + byte + valid.slice(k + 1)
               : how === "drop"
                 ? valid.slice(0, k) + valid.slice(k + 1)
-                : valid.slice(0, k + 1) + valid.slice(k);
+                : how === "double"
+                  ? valid.slice(0, k + 1) + valid.slice(k)
+                  : valid.slice(0, b) + other[valid[b] as string] + valid.slice(b + 1);
           let expected: unknown;
           try {
             expected = JSON.parse(body);
@@ -144,6 +150,13 @@ describe("readPageJson", () => {
       ),
       { seed: SEED, numRuns: 3000 },
     );
+  });
+
+  it("refuses an array closed by a brace, which the envelope and the elements alone would not show", () => {
+    for (const body of ['{"data":[}}', '{"data":[1}}', '{"data":[1},"n":{"a":1}}'])
+      expect(readPageJson(Buffer.from(body), undefined, ["data"])).toMatchObject({ ok: false });
+    const feed = '{"data":{"bookings":[1,2}}}';
+    expect(readPageJson(Buffer.from(feed), undefined, ["data", "bookings"])).toMatchObject({ ok: false });
   });
 
   it("gives the texts with the envelope's array left empty", () => {

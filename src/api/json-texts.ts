@@ -147,6 +147,8 @@ export function arrayElementSpans(body: Uint8Array, path: readonly string[]): Ar
     }
     if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) {
       if (inTarget()) {
+        // The closer is left out of both the envelope and the elements: it must be the array's.
+        if (c !== CLOSE_ARRAY) return undefined;
         // `[]` and `[ ]` have no element; `[1,]` has an empty last one.
         if (start >= 0 || current.length > 0) endOfElement(i);
         found = broken ? undefined : { spans: current, open, close: i };
