@@ -5,11 +5,15 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { arrayElementTexts } from "../src/api/json-texts.js";
 import { readPageJson } from "../src/api/response.js";
 
 const SEED = Number(process.env.FC_SEED ?? 20261123);
 
+/** The records' texts as a page is read, where `arrayElementSpans` finds them in the body's bytes. */
+function arrayElementTexts(body: string, path: readonly string[]): string[] | undefined {
+  const read = readPageJson(Buffer.from(body), "application/json", path);
+  return read.ok ? read.texts : undefined;
+}
 const anyJson = fc.jsonValue({ maxDepth: 3 });
 const layout = fc.constantFrom<string | number | undefined>(undefined, 0, 1, 2, "\t", " \n ");
 const otherKey = fc.string({ maxLength: 8 }).filter((k) => k !== "data" && k !== "bookings");

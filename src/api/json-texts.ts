@@ -173,15 +173,3 @@ export function arrayElementSpans(body: Uint8Array, path: readonly string[]): Ar
   }
   return found;
 }
-
-/** The elements' texts, decoded from `body` (a string is read as its UTF-8 bytes); see `arrayElementSpans`. */
-export function arrayElementTexts(body: string | Uint8Array, path: readonly string[]): string[] | undefined {
-  const bytes =
-    typeof body === "string" ? Buffer.from(body) : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
-  const found = arrayElementSpans(bytes, path);
-  if (!found) return undefined;
-  const texts: string[] = [];
-  for (let k = 0; k < found.spans.length; k += 2)
-    texts.push(bytes.toString("utf8", found.spans[k], found.spans[k + 1]));
-  return texts;
-}
