@@ -11,7 +11,8 @@
  * The scan only tells strings from structure: it does not check that the body is JSON. It is
  * built so that the body is exactly `envelope with [] in place of the array` with the elements
  * put back, separated by commas, so a caller that parses the envelope and every element has
- * parsed the whole body (an empty element, as in `[1,,2]`, gives no spans). Structural characters
+ * parsed the whole body (an empty element, as in `[1,,2]`, or an array closed by `}` gives no
+ * spans: neither would show in the parts). Structural characters
  * are ASCII and never occur inside a UTF-8 sequence, so bytes can be scanned as they are.
  */
 
