@@ -99,31 +99,128 @@ describe("sync against the simulator", () => {
     expect(h.store.db.prepare("SELECT count(*) FROM rejected_records").pluck().get()).toBe(3);
   });
 
-  it("a full page of one timestamp is logged and counted, and the walk ends", async () => {
-    const n = 400;
-    // Bookings 100..349 share one createdAt: 250 of them, more than a page of 100.
-    const at = (i: number) => Date.UTC(2026, 0, 1) + (i < 100 ? i : i < 350 ? 100 : i - 249) * 1000;
-    h = await harness({ bookings: n, createdAtOf: at });
-    const report = await h.sync();
-    expect(report.status).toBe("success");
-    expect(report.tieOverflows).toEqual([new Date(at(100)).toISOString()]);
-    expect(h.logger.lines.some((l) => l.level === "warn" && /shares one createdAt/.test(l.msg ?? ""))).toBe(
-      true,
-    );
-    const missing = h.sourceIds().filter((id) => !new Set(h?.mirrorIds()).has(id));
-    const tied = new Set(
-      h.sim
-        .allSummaries()
-        .filter((b) => b.createdAt === report.tieOverflows[0])
-        .map((b) => b._id),
-    );
-    for (const id of missing) expect(tied.has(id)).toBe(true);
-  });
-
   it("caps the checkpoint at the run's start when the server's clock runs ahead", async () => {
     h = await harness({ bookings: 100, epochMs: Date.now() + 3_600_000 });
     const report = await h.sync();
     expect(report.checkpointAfter).not.toBeNull();
     expect(Date.parse(report.checkpointAfter as string)).toBeLessThanOrEqual(Date.parse(report.startedAt));
+  });
+});
+
+describe("tie runs longer than a feed page", () => {
+  // Bookings `from` to `from + run - 1` share one createdAt; the others are a second apart.
+  const tied = (from: number, run: number) => (i: number) =>
+    Date.UTC(2026, 0, 1) + (i < from ? i : i < from + run ? from : i - run + 1) * 1000;
+  const runAt = (at: (i: number) => number, from: number) => new Date(at(from)).toISOString();
+  const runIds = (at: string, bookingType?: "IN" | "LC") =>
+    (h as Harness).sim
+      .allSummaries(bookingType ? { bookingType } : {})
+      .filter((b) => b.createdAt === at)
+      .map((b) => b._id)
+      .sort();
+
+  it.each(["exclusive", "inclusive"] as const)(
+    "are read through list-bookings (%s cursor): the mirror equals the source, and the run notes nothing",
+    async (cursor) => {
+      const at = tied(100, 250);
+      h = await harness({ bookings: 400, createdAtOf: at, cursor });
+      const report = await h.sync();
+      expect(report.status).toBe("success");
+      expect(report.tiesRead).toEqual([runAt(at, 100)]);
+      expect(report.tieOverflows).toEqual([]);
+      expect(h.mirrorIds()).toEqual(h.sourceIds());
+      expect(report.inserted).toBe(400);
+      expect(h.store.db.prepare("SELECT error FROM sync_runs WHERE id = ?").get(report.runId)).toEqual({
+        error: null,
+      });
+    },
+  );
+
+  it("are found deep in the list by a binary search: list requests grow with the log of its length", async () => {
+    const at = tied(100, 250);
+    h = await harness({ bookings: 5000, createdAtOf: at });
+    const report = await h.sync();
+    expect(report.tiesRead).toEqual([runAt(at, 100)]);
+    expect(h.mirrorIds()).toEqual(h.sourceIds());
+    // 4,650 bookings are newer than the run: from the top that is 47 pages before it even starts.
+    // A search over 5,000 positions takes 13 requests of one booking, then the run's 3 or 4 pages
+    // (and the drift check's one).
+    expect(h.sim.stats.byEndpoint.list).toBeLessThanOrEqual(20);
+  });
+
+  it("a typed stream stores only its own type from the run", async () => {
+    const at = tied(100, 250);
+    h = await harness({ bookings: 400, createdAtOf: at, pageSize: 50 });
+    const report = await h.sync({ bookingType: "LC" });
+    expect(report.tiesRead).toEqual([runAt(at, 100)]);
+    expect(runIds(runAt(at, 100), "LC").length).toBeGreaterThan(50);
+    expect(h.mirrorIds()).toEqual(h.sourceIds("LC"));
+  });
+
+  it("bookings above the run that vanish during the search make the walk start higher, and the run is read whole", async () => {
+    const at = tied(100, 250);
+    let removed = false;
+    h = await harness({
+      bookings: 600,
+      createdAtOf: at,
+      // Right after the search, before the walk's first page: 150 of the 250 bookings above the
+      // run go, so the page the search chose now lies inside the run, two pages too low.
+      wrapApi: (api) => ({
+        fetchRecent: (q, s) => api.fetchRecent(q, s),
+        listBookings: (q, s) => {
+          if (!removed && q.pageSize > 1) {
+            removed = true;
+            for (let i = 400; i < 550; i++) h?.sim.remove(i);
+          }
+          return api.listBookings(q, s);
+        },
+      }),
+    });
+    const run = runIds(runAt(at, 100));
+    const report = await h.sync();
+    expect(removed).toBe(true);
+    expect(report.tiesRead).toEqual([runAt(at, 100)]);
+    const higher = h.logger.lines.filter((l) => /starting a page higher/.test(l.msg ?? ""));
+    expect(higher).toHaveLength(2);
+    const mirror = new Set(h.mirrorIds());
+    expect(run.filter((id) => !mirror.has(id))).toEqual([]);
+    for (const id of h.sourceIds()) expect(mirror.has(id)).toBe(true);
+  });
+
+  it("a sync that cannot read a run through list-bookings fails before passing it; the next one reads it", async () => {
+    const at = tied(100, 250);
+    h = await harness({ bookings: 400, createdAtOf: at });
+    h.sim.inject({ kind: "401" }, { path: "list" });
+    const failed = await h.sync();
+    expect(failed.status).toBe("failed");
+    expect(failed.tiesRead).toEqual([]);
+    const again = await h.sync();
+    expect(again.status).toBe("success");
+    // Read by the resumed walk, and again by the new walk's lookback, which covers these 400 s.
+    expect(again.tiesRead).toContain(runAt(at, 100));
+    expect(again.tieOverflows).toEqual([]);
+    expect(h.mirrorIds()).toEqual(h.sourceIds());
+  });
+
+  it("a run longer than the page bound is reported, noted on the run, and may be incomplete", async () => {
+    const at = tied(100, 250);
+    h = await harness({ bookings: 400, createdAtOf: at });
+    const report = await h.sync({ tieMaxPages: 1 });
+    expect(report.status).toBe("success");
+    expect(report.tiesRead).toEqual([]);
+    expect(report.tieOverflows).toEqual([runAt(at, 100)]);
+    expect(h.logger.lines.some((l) => l.level === "warn" && /within its page bound/.test(l.msg ?? ""))).toBe(
+      true,
+    );
+    const { error } = h.store.db.prepare("SELECT error FROM sync_runs WHERE id = ?").get(report.runId) as {
+      error: string;
+    };
+    expect(error).toBe(`feed tie overflow at ${runAt(at, 100)}`);
+    // What is missing is in that run only.
+    const run = new Set(runIds(runAt(at, 100)));
+    const mirror = new Set(h.mirrorIds());
+    const missing = h.sourceIds().filter((id) => !mirror.has(id));
+    expect(missing.length).toBeGreaterThan(0);
+    for (const id of missing) expect(run.has(id)).toBe(true);
   });
 });

@@ -11,7 +11,8 @@ export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
 export function syncSummary(r: SyncReport): string {
   const retries = r.retries ? ` (${r.retries} ${r.retries === 1 ? "retry" : "retries"})` : "";
   const rejects = r.rejected ? `, ${r.rejected} rejected` : "";
-  const ties = r.tieOverflows.length ? `, ${r.tieOverflows.length} tie overflow(s) logged` : "";
+  const read = r.tiesRead.length ? `, ${r.tiesRead.length} tie run(s) read through list-bookings` : "";
+  const ties = `${read}${r.tieOverflows.length ? `, ${r.tieOverflows.length} tie overflow(s) logged` : ""}`;
   const head = r.status === "success" ? "sync" : `sync ${r.status.toUpperCase()}`;
   return (
     `${head} ${r.stream}: ${r.inserted} new, ${r.updated} updated, ${r.unchanged} unchanged${rejects}${ties}` +

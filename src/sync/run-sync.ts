@@ -9,6 +9,7 @@ import type { DetailStore, DriftStore } from "./detail-ports.js";
 import { type DetailsReport, emptyDetailsReport, fillDetails } from "./details.js";
 import { checkDrift, type Drift } from "./drift.js";
 import type { BookingType, RunStatus, SyncDeps, SyncStore } from "./ports.js";
+import { readTieRun } from "./ties.js";
 import { emptyTotals, streamName, syncStream, type WalkOptions, type WalkTotals } from "./walk.js";
 
 export interface SyncOptions {
@@ -25,6 +26,8 @@ export interface SyncOptions {
   details?: boolean | undefined;
   /** list-bookings pages the details pass may read; default 50. */
   detailsMaxPages?: number | undefined;
+  /** list-bookings pages one tie run the feed cannot page through may take; default TIE_MAX_PAGES. */
+  tieMaxPages?: number | undefined;
 }
 
 export interface SyncReport extends WalkTotals {
@@ -61,6 +64,16 @@ export async function runSync(deps: SyncDeps, options: SyncOptions): Promise<Syn
   const totals = emptyTotals();
   let status: SyncReport["status"] = "success";
   let error: Error | undefined;
+  const listStore = listPorts(store);
+  const readTie = listStore
+    ? (at: string) =>
+        readTieRun(
+          { ...deps, store: listStore },
+          at,
+          { pageSize: options.pageSize, bookingType: options.bookingType, maxPages: options.tieMaxPages },
+          totals,
+        )
+    : undefined;
   try {
     await syncStream(
       deps,
@@ -72,6 +85,7 @@ export async function runSync(deps: SyncDeps, options: SyncOptions): Promise<Syn
         startedAt: started,
         batchPages: options.batchPages,
         onPage: options.onPage,
+        readTie,
       },
       totals,
     );
@@ -170,6 +184,8 @@ function logRun(logger: SyncDeps["logger"], r: SyncReport): void {
     ...runLogFields(r),
     stream: r.stream,
     checkpoint: r.checkpointAfter,
+    ...(r.tiesRead.length ? { tiesRead: r.tiesRead.length } : {}),
+    ...(r.tieOverflows.length ? { tieOverflows: r.tieOverflows } : {}),
     ...(r.details
       ? { detailsFound: r.details.found, detailsWanted: r.details.wanted, detailsEnd: r.details.end }
       : {}),

@@ -30,16 +30,26 @@ export interface WalkOptions {
   startedAt?: Date | undefined;
   /** Called after each page is read (for progress bars and tests). */
   onPage?: (event: { stream: string; pages: number; records: number; upTo: string | null }) => void;
+  /**
+   * Reads the bookings of a tie run the feed cannot page through some other way (ties.ts); true
+   * when it read them all. Without it, such a run is only reported.
+   */
+  readTie?: ((at: string) => Promise<boolean>) | undefined;
 }
 
 /** Counters of a whole sync, plus the tie runs the feed could not page through. */
 export interface WalkTotals extends RunCounters {
-  /** createdAt values where a full page held only that timestamp (logged at warn). */
+  /**
+   * Tie runs (their createdAt) the feed could not page through and nothing else read whole: some of
+   * their bookings may be missing (logged at warn, noted on the run).
+   */
   tieOverflows: string[];
+  /** Tie runs the feed could not page through that `readTie` read whole. */
+  tiesRead: string[];
 }
 
 export function emptyTotals(): WalkTotals {
-  return { ...zeroCounters(), tieOverflows: [] };
+  return { ...zeroCounters(), tieOverflows: [], tiesRead: [] };
 }
 
 /** The stream's name for a booking-type scope. */
@@ -99,8 +109,10 @@ async function walk(deps: SyncDeps, options: WalkOptions, start: WalkProgress, t
       totals.pages++;
       totals.requests += page.attempts;
       totals.retries += page.attempts - 1;
-      const done = advance(progress, current, page, options, totals, logger);
+      const { done, tie } = advance(progress, current, page, options, logger);
       if (!done) current = request(progress.cursor, progress.inclusive);
+      // Before the page joins the buffer: its progress is past the run, so it must not commit first.
+      if (tie !== undefined) await settleTie(tie, options, totals, logger);
       buffer.add(page, done ? null : { ...progress }, done ? checkpointOf(progress) : undefined);
       options.onPage?.({
         stream: options.stream,
@@ -127,15 +139,17 @@ async function walk(deps: SyncDeps, options: WalkOptions, start: WalkProgress, t
   buffer.commit();
 }
 
-/** Applies a page to the walk's progress; returns true when the walk is complete. */
+/**
+ * Applies a page to the walk's progress: whether the walk is complete, and the createdAt of a tie
+ * run the feed cannot page through, if the page is one.
+ */
 function advance(
   progress: WalkProgress,
   request: Request,
   page: FeedPage,
   options: WalkOptions,
-  totals: WalkTotals,
   logger: SyncDeps["logger"],
-): boolean {
+): { done: boolean; tie?: string } {
   progress.pages++;
   const valid: string[] = [];
   const times: string[] = [];
@@ -159,26 +173,47 @@ function advance(
     case "done":
       if (step.warn) logger.warn(where, step.warn);
       logger.debug({ ...where, reason: step.reason }, "walk complete");
-      return true;
+      return { done: true };
     case "next":
       progress.cursor = step.upTo;
       if (step.inclusive) progress.inclusive = true;
-      return false;
+      return { done: false };
     case "retry-inclusive":
       logger.debug(where, "the feed's cursor is inclusive; asking again for the same position");
       progress.inclusive = true;
-      return false;
+      return { done: false };
     case "tie-overflow":
-      totals.tieOverflows.push(step.at);
-      logger.warn(
-        { ...where, createdAt: step.at },
-        "a full page of bookings shares one createdAt; the feed cannot page within it, so bookings beyond this page at that time may be missing until a reconcile",
-      );
       progress.cursor = step.upTo;
-      return false;
+      return { done: false, tie: step.at };
     case "stuck":
       throw new Error(`walk ${options.stream}: ${step.message}; stopping to avoid an endless loop`);
   }
+}
+
+/** Has a tie run read through `readTie`, or reports it as possibly incomplete. */
+async function settleTie(
+  at: string,
+  options: WalkOptions,
+  totals: WalkTotals,
+  logger: SyncDeps["logger"],
+): Promise<void> {
+  const where = { stream: options.stream, createdAt: at };
+  const read = options.readTie ? await options.readTie(at) : false;
+  if (read) {
+    totals.tiesRead.push(at);
+    logger.info(
+      where,
+      "a full feed page of bookings shares one createdAt; read the rest of them through list-bookings",
+    );
+    return;
+  }
+  totals.tieOverflows.push(at);
+  logger.warn(
+    where,
+    options.readTie
+      ? "a full feed page of bookings shares one createdAt, and list-bookings did not reach the end of them within its page bound; some may be missing until a reconcile"
+      : "a full page of bookings shares one createdAt; the feed cannot page within it, so bookings beyond this page at that time may be missing until a reconcile",
+  );
 }
 
 /** A request that failed still cost its attempts; count them. */

@@ -11,6 +11,7 @@ import { createApiClient } from "../../src/api/client.js";
 import { systemClock } from "../../src/app.js";
 import { type Simulator, type SimulatorOptions, startSimulator } from "../../src/simulator/index.js";
 import { openStore, type Store } from "../../src/store/index.js";
+import type { PartnerApi } from "../../src/sync/ports.js";
 import { runSync, type SyncOptions } from "../../src/sync/run-sync.js";
 import { memoryLogger } from "./fakes.js";
 
@@ -33,7 +34,12 @@ export interface Harness {
 }
 
 export async function harness(
-  options: SimulatorOptions & { pageSize?: number; writerThread?: boolean } = {},
+  options: SimulatorOptions & {
+    pageSize?: number;
+    writerThread?: boolean;
+    /** Wraps the real client, e.g. to change the source between two requests. */
+    wrapApi?: (api: PartnerApi) => PartnerApi;
+  } = {},
 ): Promise<Harness> {
   const dir = mkdtempSync(join(tmpdir(), "booking-sync-"));
   const dbPath = join(dir, "bookings.db");
@@ -48,7 +54,13 @@ export async function harness(
     maxRetryAfterMs: 50,
     logger,
   });
-  const deps = { api, store, clock: systemClock, logger, signal: new AbortController().signal };
+  const deps = {
+    api: options.wrapApi ? options.wrapApi(api) : api,
+    store,
+    clock: systemClock,
+    logger,
+    signal: new AbortController().signal,
+  };
   const pageSize = options.pageSize ?? 100;
   return {
     dir,
