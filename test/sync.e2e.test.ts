@@ -3,6 +3,7 @@
  * a real SQLite file. Each test says which invariant of DESIGN-NOTES it proves.
  */
 import { afterEach, describe, expect, it } from "vitest";
+import type { ListPage } from "../src/sync/ports.js";
 import { type Harness, harness } from "./support/harness.js";
 
 let h: Harness | undefined;
@@ -187,19 +188,108 @@ describe("tie runs longer than a feed page", () => {
     for (const id of h.sourceIds()) expect(mirror.has(id)).toBe(true);
   });
 
-  it("a sync that cannot read a run through list-bookings fails before passing it; the next one reads it", async () => {
+  it("a sync whose list requests keep failing stops before the run, and the next one reads it", async () => {
     const at = tied(100, 250);
     h = await harness({ bookings: 400, createdAtOf: at });
-    h.sim.inject({ kind: "401" }, { path: "list" });
+    // Six 503s: the first list request and its five retries.
+    h.sim.inject(
+      Array.from({ length: 6 }, () => ({ kind: "5xx" as const, status: 503 as const })),
+      { path: "list" },
+    );
     const failed = await h.sync();
     expect(failed.status).toBe("failed");
     expect(failed.tiesRead).toEqual([]);
+    // The tie page's progress was not committed: the walk resumes on it.
+    expect(h.store.readStream("feed").walk?.cursor).toBe(runAt(at, 100));
     const again = await h.sync();
     expect(again.status).toBe("success");
     // Read by the resumed walk, and again by the new walk's lookback, which covers these 400 s.
     expect(again.tiesRead).toContain(runAt(at, 100));
     expect(again.tieOverflows).toEqual([]);
     expect(h.mirrorIds()).toEqual(h.sourceIds());
+  });
+
+  it("a list-bookings refusal no retry can fix reports the run and lets the walk go on", async () => {
+    const at = tied(100, 250);
+    h = await harness({ bookings: 400, createdAtOf: at });
+    h.sim.inject({ kind: "401" }, { path: "list" });
+    const report = await h.sync();
+    expect(report.status).toBe("success");
+    expect(report.tieOverflows).toEqual([runAt(at, 100)]);
+    const warn = h.logger.lines.find((l) => l.level === "warn" && /could not be read/.test(l.msg ?? ""));
+    expect(warn?.obj).toMatchObject({ why: expect.stringMatching(/list-bookings failed: .*401/) });
+  });
+
+  it("bookings above the run that vanish while its pages are read are stepped back over", async () => {
+    const at = tied(100, 250);
+    let pages = 0;
+    h = await harness({
+      bookings: 600,
+      createdAtOf: at,
+      wrapApi: (api) => ({
+        fetchRecent: (q, s) => api.fetchRecent(q, s),
+        listBookings: (q, s) => {
+          if (q.pageSize > 1 && ++pages === 3) for (let i = 500; i < 550; i++) h?.sim.remove(i);
+          return api.listBookings(q, s);
+        },
+      }),
+    });
+    const run = runIds(runAt(at, 100));
+    const report = await h.sync();
+    expect(pages).toBeGreaterThan(3);
+    expect(report.tiesRead).toEqual([runAt(at, 100)]);
+    const mirror = new Set(h.mirrorIds());
+    expect(run.filter((id) => !mirror.has(id))).toEqual([]);
+  });
+
+  it("a server whose order within the tie changes between requests is caught by counting", async () => {
+    const at = tied(100, 250);
+    let pages = 0;
+    h = await harness({
+      bookings: 400,
+      createdAtOf: at,
+      // The run's second page comes back holding the first page's bookings, as a server sorting
+      // only by createdAt may do between two requests.
+      wrapApi: (api) => ({
+        fetchRecent: (q, s) => api.fetchRecent(q, s),
+        listBookings: async (q, s) => {
+          if (q.pageSize === 1 || ++pages !== 2) return api.listBookings(q, s);
+          return { ...(await api.listBookings({ ...q, page: q.page - 1 }, s)), page: q.page };
+        },
+      }),
+    });
+    const report = await h.sync();
+    expect(report.tiesRead).toEqual([]);
+    expect(report.tieOverflows).toEqual([runAt(at, 100)]);
+    const warn = h.logger.lines.find((l) => l.level === "warn" && /could not be read/.test(l.msg ?? ""));
+    expect(warn?.obj).toMatchObject({ why: expect.stringMatching(/distinct bookings/) });
+  });
+
+  it("a booking without a readable createdAt does not throw the search off", async () => {
+    const at = tied(100, 250);
+    h = await harness({
+      bookings: 5000,
+      createdAtOf: at,
+      // The newest booking's createdAt is unreadable, whenever the search asks for it alone.
+      wrapApi: (api) => ({
+        fetchRecent: (q, s) => api.fetchRecent(q, s),
+        listBookings: async (q, s) => {
+          const page = await api.listBookings(q, s);
+          if (q.page !== 1 || q.pageSize !== 1) return page;
+          const unreadable = (r: ListPage["records"][number]): ListPage["records"][number] => ({
+            ok: false,
+            id: r.id,
+            createdAt: null,
+            reason: "createdAt: not an ISO 8601 timestamp",
+            raw: {},
+          });
+          return { ...page, records: page.records.map(unreadable) };
+        },
+      }),
+    });
+    const report = await h.sync();
+    expect(report.tiesRead).toEqual([runAt(at, 100)]);
+    expect(h.sim.stats.byEndpoint.list).toBeLessThanOrEqual(21);
   });
 
   it("a run longer than the page bound is reported, noted on the run, and may be incomplete", async () => {
@@ -209,9 +299,8 @@ describe("tie runs longer than a feed page", () => {
     expect(report.status).toBe("success");
     expect(report.tiesRead).toEqual([]);
     expect(report.tieOverflows).toEqual([runAt(at, 100)]);
-    expect(h.logger.lines.some((l) => l.level === "warn" && /within its page bound/.test(l.msg ?? ""))).toBe(
-      true,
-    );
+    const warn = h.logger.lines.find((l) => l.level === "warn" && /could not be read/.test(l.msg ?? ""));
+    expect(warn?.obj).toMatchObject({ why: expect.stringMatching(/page bound/) });
     const { error } = h.store.db.prepare("SELECT error FROM sync_runs WHERE id = ?").get(report.runId) as {
       error: string;
     };

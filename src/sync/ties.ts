@@ -14,6 +14,7 @@
 import type { DetailStore, ListDeps } from "./detail-ports.js";
 import { storeListPage, walkList } from "./list-walk.js";
 import type { BookingType, ListPage, RunCounters } from "./ports.js";
+import type { TieRead } from "./walk.js";
 
 /** Pages of one run read at most: 100,000 bookings sharing one millisecond, at 100 a page. */
 export const TIE_MAX_PAGES = 1000;
@@ -28,21 +29,32 @@ export interface TieOptions {
 }
 
 /**
- * Stores every booking created at `at` that list-bookings serves. True when the walk got past the
- * run (or to the end of the list); false when the page bound stopped it first. Adds its requests
- * and writes to `counters`. Throws when a request fails; what was stored stays.
+ * Stores every booking created at `at` that list-bookings serves, and says whether it read them
+ * all: not when the page bound stopped it first, nor when the run's pages held fewer distinct
+ * bookings than the run has positions (a server whose order within a tie changes from one request
+ * to the next can skip some; the contract only says "by creation date"). Adds its requests and
+ * writes to `counters`. Throws when a request fails; what was stored stays.
  */
 export async function readTieRun(
   deps: ListDeps<Pick<DetailStore, "commitDetailBatch">>,
   at: string,
   options: TieOptions,
   counters: RunCounters,
-): Promise<boolean> {
-  const { pageSize } = options;
+): Promise<TieRead> {
+  const { pageSize, bookingType } = options;
   const found = await locate(deps, at, counters);
-  if (found === null) return true; // the list is empty
-  const inRun = (r: ListPage["records"][number]) =>
-    r.createdAt === at && (!options.bookingType || !r.ok || r.record.type === options.bookingType);
+  if (found === null) return { complete: true }; // the list is empty
+  const inRun = (r: ListPage["records"][number]) => {
+    if (r.createdAt !== at) return false;
+    if (!bookingType) return true;
+    // A reject whose type cannot be read is kept: quarantined, not dropped.
+    const type = r.ok ? r.record.type : field(r.raw, "type");
+    return type === bookingType || (!r.ok && typeof type !== "string");
+  };
+  const seen = new Set<string>();
+  /** The run's first and last-plus-one positions, and the list's total when each was read. */
+  let first: { position: number; total: number } | undefined;
+  let last: { position: number; total: number } | undefined;
   // Start on the page holding the booking just above the run.
   let start = Math.max(0, found.position - 1);
   let pagesLeft = options.maxPages ?? TIE_MAX_PAGES;
@@ -50,7 +62,7 @@ export async function readTieRun(
     const covered = start - (start % pageSize);
     let reads = 0;
     let landedInside = false;
-    const { end } = await walkList(
+    const { end, position } = await walkList(
       deps,
       {
         pageSize,
@@ -58,11 +70,20 @@ export async function readTieRun(
         maxPages: pagesLeft,
         judge(page, step) {
           reads++;
-          if (reads === 1 && covered > 0 && !page.records.some((r) => newer(r.createdAt, at))) {
+          for (const r of page.records) if (r.createdAt === at && r.id !== null) seen.add(r.id);
+          const newerOnes = page.records.filter((r) => r.createdAt !== null && r.createdAt > at).length;
+          if (reads === 1 && covered > 0 && newerOnes === 0) {
             landedInside = true;
             return true;
           }
-          return step.contiguous && page.records.some((r) => r.createdAt !== null && r.createdAt < at);
+          const pageStart = (step.page - 1) * pageSize;
+          // The run starts on the first page not made only of newer bookings.
+          if (first === undefined && newerOnes < page.records.length)
+            first = { position: pageStart + newerOnes, total: page.total };
+          const olderOnes = page.records.filter((r) => r.createdAt !== null && r.createdAt < at).length;
+          if (!step.contiguous || olderOnes === 0) return false;
+          last = { position: pageStart + page.records.length - olderOnes, total: page.total };
+          return true;
         },
         onPage(page) {
           storeListPage(deps, { ...page, records: page.records.filter(inRun) }, {}, counters);
@@ -71,21 +92,44 @@ export async function readTieRun(
       counters,
     );
     pagesLeft -= reads;
-    if (!landedInside) return end !== "limit";
-    if (pagesLeft <= 0) return false;
-    deps.logger.debug({ createdAt: at, page: covered / pageSize + 1 }, "tie run: starting a page higher");
-    start = covered - 1;
+    if (landedInside) {
+      if (pagesLeft <= 0)
+        return { complete: false, why: "the run's start was not found within the page bound" };
+      deps.logger.debug({ createdAt: at, page: covered / pageSize + 1 }, "tie run: starting a page higher");
+      start = covered - 1;
+      continue;
+    }
+    if (end === "limit")
+      return {
+        complete: false,
+        why: `the run is longer than the page bound (${options.maxPages ?? TIE_MAX_PAGES})`,
+      };
+    if (first === undefined) return { complete: true };
+    if (end === "end" && last === undefined)
+      last = { position: position.total ?? 0, total: position.total ?? 0 };
+    if (last === undefined) return { complete: true };
+    // Inserts and removals above the run moved its end by as much as the total moved.
+    const length = last.position - first.position - (last.total - first.total);
+    if (seen.size >= length) return { complete: true };
+    return {
+      complete: false,
+      why: `its pages held ${seen.size} distinct bookings over ${length} positions (an order within the tie that changes between requests skips some)`,
+    };
   }
 }
 
-function newer(createdAt: string | null, at: string): boolean {
-  return createdAt !== null && createdAt > at;
+function field(raw: unknown, key: string): unknown {
+  return typeof raw === "object" && raw !== null ? (raw as Record<string, unknown>)[key] : undefined;
 }
+
+/** Probes of positions below one whose createdAt cannot be read, before it counts as "at or before". */
+const NULL_PROBES = 3;
 
 /**
  * The list position (0-based, newest first) of the newest booking created at or before `at`, by
  * binary search over pages of one booking, and the list's total; null when the list is empty. A
- * booking without a readable createdAt counts as "at or before", which only moves the start up.
+ * booking without a readable createdAt is passed over for the next one down (a few at most, then
+ * it counts as "at or before", which only moves the start up).
  */
 async function locate(
   deps: ListDeps<unknown>,
@@ -93,15 +137,22 @@ async function locate(
   counters: Pick<RunCounters, "pages" | "requests" | "retries">,
 ): Promise<{ position: number; total: number } | null> {
   let total = 0;
-  /** Whether the booking at `position` is at or before `at`; past the end counts as yes. */
-  const atOrBefore = async (position: number): Promise<boolean> => {
+  const createdAtOf = async (position: number): Promise<string | null | undefined> => {
     const page = await deps.api.listBookings({ page: position + 1, pageSize: 1 }, deps.signal);
     counters.pages++;
     counters.requests += page.attempts;
     counters.retries += page.attempts - 1;
     total = page.total;
-    const record = page.records[0];
-    return record === undefined || !newer(record.createdAt, at);
+    return page.records[0]?.createdAt;
+  };
+  /** Whether the booking at `position` is at or before `at`; past the end counts as yes. */
+  const atOrBefore = async (position: number): Promise<boolean> => {
+    for (let p = position; p <= position + NULL_PROBES && p < Math.max(total, position + 1); p++) {
+      const t = await createdAtOf(p);
+      if (t === undefined) return true;
+      if (t !== null) return t <= at;
+    }
+    return true;
   };
   if (await atOrBefore(0)) return total === 0 ? null : { position: 0, total };
   let lo = 1;
@@ -110,6 +161,9 @@ async function locate(
     const mid = Math.floor((lo + hi) / 2);
     if (await atOrBefore(mid)) hi = mid;
     else lo = mid + 1;
+    // Never past the end: the list may have shrunk meanwhile.
+    hi = Math.min(hi, total);
+    lo = Math.min(lo, hi);
   }
   return { position: lo, total };
 }

@@ -8,7 +8,7 @@
  * in flight while the current page is written.
  */
 
-import { ApiError } from "../errors.js";
+import { ApiError, coerceError, isAbortError } from "../errors.js";
 import { zeroCounters } from "./counters.js";
 import { PageBuffer } from "./page-buffer.js";
 import type { BookingType, FeedPage, RunCounters, SyncDeps, WalkProgress } from "./ports.js";
@@ -31,11 +31,14 @@ export interface WalkOptions {
   /** Called after each page is read (for progress bars and tests). */
   onPage?: (event: { stream: string; pages: number; records: number; upTo: string | null }) => void;
   /**
-   * Reads the bookings of a tie run the feed cannot page through some other way (ties.ts); true
-   * when it read them all. Without it, such a run is only reported.
+   * Reads the bookings of a tie run the feed cannot page through some other way (ties.ts). Without
+   * it, such a run is only reported.
    */
-  readTie?: ((at: string) => Promise<boolean>) | undefined;
+  readTie?: ((at: string) => Promise<TieRead>) | undefined;
 }
+
+/** Whether `readTie` read a whole run, and if not, why. */
+export type TieRead = { complete: true } | { complete: false; why: string };
 
 /** Counters of a whole sync, plus the tie runs the feed could not page through. */
 export interface WalkTotals extends RunCounters {
@@ -198,8 +201,19 @@ async function settleTie(
   logger: SyncDeps["logger"],
 ): Promise<void> {
   const where = { stream: options.stream, createdAt: at };
-  const read = options.readTie ? await options.readTie(at) : false;
-  if (read) {
+  let read: TieRead = { complete: false, why: "the feed cannot page within it" };
+  if (options.readTie) {
+    try {
+      read = await options.readTie(at);
+    } catch (err) {
+      // A failure a later run may not meet (network, 5xx, 429) fails the sync, which resumes at this
+      // page and tries again. One no run can fix (list-bookings refused, a list that does not
+      // advance) would fail every sync here: the run is reported instead and the walk goes on.
+      if (isAbortError(err) || (err instanceof ApiError && err.retryable)) throw err;
+      read = { complete: false, why: `list-bookings failed: ${coerceError(err).message}` };
+    }
+  }
+  if (read.complete) {
     totals.tiesRead.push(at);
     logger.info(
       where,
@@ -209,10 +223,8 @@ async function settleTie(
   }
   totals.tieOverflows.push(at);
   logger.warn(
-    where,
-    options.readTie
-      ? "a full feed page of bookings shares one createdAt, and list-bookings did not reach the end of them within its page bound; some may be missing until a reconcile"
-      : "a full page of bookings shares one createdAt; the feed cannot page within it, so bookings beyond this page at that time may be missing until a reconcile",
+    { ...where, why: read.why },
+    "a full page of bookings shares one createdAt and the rest of them could not be read; some may be missing until a reconcile",
   );
 }
 
