@@ -3,7 +3,7 @@
  * a real SQLite file. Each test says which invariant of DESIGN-NOTES it proves.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import type { ListPage } from "../src/sync/ports.js";
+import type { ListPage, ListQuery, PartnerApi } from "../src/sync/ports.js";
 import { type Harness, harness } from "./support/harness.js";
 
 let h: Harness | undefined;
@@ -119,6 +119,18 @@ describe("tie runs longer than a feed page", () => {
       .filter((b) => b.createdAt === at)
       .map((b) => b._id)
       .sort();
+  /** The real client, with each list-bookings request going through `list`. */
+  const onList =
+    (list: (api: PartnerApi, q: ListQuery, s: AbortSignal | undefined) => Promise<ListPage>) =>
+    (api: PartnerApi): PartnerApi => ({
+      fetchRecent: (q, s) => api.fetchRecent(q, s),
+      listBookings: (q, s) => list(api, q, s),
+    });
+  /** The ids of `run` the mirror lacks. */
+  const notStored = (run: string[]) => {
+    const mirror = new Set((h as Harness).mirrorIds());
+    return run.filter((id) => !mirror.has(id));
+  };
 
   it.each(["exclusive", "inclusive"] as const)(
     "are read through list-bookings (%s cursor): the mirror equals the source, and the run notes nothing",
@@ -166,15 +178,12 @@ describe("tie runs longer than a feed page", () => {
       createdAtOf: at,
       // Right after the search, before the walk's first page: 150 of the 250 bookings above the
       // run go, so the page the search chose now lies inside the run, two pages too low.
-      wrapApi: (api) => ({
-        fetchRecent: (q, s) => api.fetchRecent(q, s),
-        listBookings: (q, s) => {
-          if (!removed && q.pageSize > 1) {
-            removed = true;
-            for (let i = 400; i < 550; i++) h?.sim.remove(i);
-          }
-          return api.listBookings(q, s);
-        },
+      wrapApi: onList((api, q, s) => {
+        if (!removed && q.pageSize > 1) {
+          removed = true;
+          for (let i = 400; i < 550; i++) h?.sim.remove(i);
+        }
+        return api.listBookings(q, s);
       }),
     });
     const run = runIds(runAt(at, 100));
@@ -183,9 +192,8 @@ describe("tie runs longer than a feed page", () => {
     expect(report.tiesRead).toEqual([runAt(at, 100)]);
     const higher = h.logger.lines.filter((l) => /starting a page higher/.test(l.msg ?? ""));
     expect(higher).toHaveLength(2);
-    const mirror = new Set(h.mirrorIds());
-    expect(run.filter((id) => !mirror.has(id))).toEqual([]);
-    for (const id of h.sourceIds()) expect(mirror.has(id)).toBe(true);
+    expect(notStored(run)).toEqual([]);
+    expect(notStored(h.sourceIds())).toEqual([]);
   });
 
   it("a sync whose list requests keep failing stops before the run, and the next one reads it", async () => {
@@ -226,20 +234,16 @@ describe("tie runs longer than a feed page", () => {
     h = await harness({
       bookings: 600,
       createdAtOf: at,
-      wrapApi: (api) => ({
-        fetchRecent: (q, s) => api.fetchRecent(q, s),
-        listBookings: (q, s) => {
-          if (q.pageSize > 1 && ++pages === 3) for (let i = 500; i < 550; i++) h?.sim.remove(i);
-          return api.listBookings(q, s);
-        },
+      wrapApi: onList((api, q, s) => {
+        if (q.pageSize > 1 && ++pages === 3) for (let i = 500; i < 550; i++) h?.sim.remove(i);
+        return api.listBookings(q, s);
       }),
     });
     const run = runIds(runAt(at, 100));
     const report = await h.sync();
     expect(pages).toBeGreaterThan(3);
     expect(report.tiesRead).toEqual([runAt(at, 100)]);
-    const mirror = new Set(h.mirrorIds());
-    expect(run.filter((id) => !mirror.has(id))).toEqual([]);
+    expect(notStored(run)).toEqual([]);
   });
 
   it("a server whose order within the tie changes between requests is caught by counting", async () => {
@@ -250,12 +254,9 @@ describe("tie runs longer than a feed page", () => {
       createdAtOf: at,
       // The run's second page comes back holding the first page's bookings, as a server sorting
       // only by createdAt may do between two requests.
-      wrapApi: (api) => ({
-        fetchRecent: (q, s) => api.fetchRecent(q, s),
-        listBookings: async (q, s) => {
-          if (q.pageSize === 1 || ++pages !== 2) return api.listBookings(q, s);
-          return { ...(await api.listBookings({ ...q, page: q.page - 1 }, s)), page: q.page };
-        },
+      wrapApi: onList(async (api, q, s) => {
+        if (q.pageSize === 1 || ++pages !== 2) return api.listBookings(q, s);
+        return { ...(await api.listBookings({ ...q, page: q.page - 1 }, s)), page: q.page };
       }),
     });
     const report = await h.sync();
@@ -271,20 +272,17 @@ describe("tie runs longer than a feed page", () => {
       bookings: 5000,
       createdAtOf: at,
       // The newest booking's createdAt is unreadable, whenever the search asks for it alone.
-      wrapApi: (api) => ({
-        fetchRecent: (q, s) => api.fetchRecent(q, s),
-        listBookings: async (q, s) => {
-          const page = await api.listBookings(q, s);
-          if (q.page !== 1 || q.pageSize !== 1) return page;
-          const unreadable = (r: ListPage["records"][number]): ListPage["records"][number] => ({
-            ok: false,
-            id: r.id,
-            createdAt: null,
-            reason: "createdAt: not an ISO 8601 timestamp",
-            raw: {},
-          });
-          return { ...page, records: page.records.map(unreadable) };
-        },
+      wrapApi: onList(async (api, q, s) => {
+        const page = await api.listBookings(q, s);
+        if (q.page !== 1 || q.pageSize !== 1) return page;
+        const unreadable = (r: ListPage["records"][number]): ListPage["records"][number] => ({
+          ok: false,
+          id: r.id,
+          createdAt: null,
+          reason: "createdAt: not an ISO 8601 timestamp",
+          raw: {},
+        });
+        return { ...page, records: page.records.map(unreadable) };
       }),
     });
     const report = await h.sync();
@@ -307,8 +305,7 @@ describe("tie runs longer than a feed page", () => {
     expect(error).toBe(`feed tie overflow at ${runAt(at, 100)}`);
     // What is missing is in that run only.
     const run = new Set(runIds(runAt(at, 100)));
-    const mirror = new Set(h.mirrorIds());
-    const missing = h.sourceIds().filter((id) => !mirror.has(id));
+    const missing = notStored(h.sourceIds());
     expect(missing.length).toBeGreaterThan(0);
     for (const id of missing) expect(run.has(id)).toBe(true);
   });
