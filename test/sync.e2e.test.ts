@@ -126,6 +126,9 @@ describe("tie runs longer than a feed page", () => {
       fetchRecent: (q, s) => api.fetchRecent(q, s),
       listBookings: (q, s) => list(api, q, s),
     });
+  /** The fields of the warning that a run could not be read whole, if one was logged. */
+  const tieWarning = () =>
+    (h as Harness).logger.lines.find((l) => l.level === "warn" && /could not be read/.test(l.msg ?? ""))?.obj;
   /** The ids of `run` the mirror lacks. */
   const notStored = (run: string[]) => {
     const mirror = new Set((h as Harness).mirrorIds());
@@ -224,8 +227,7 @@ describe("tie runs longer than a feed page", () => {
     const report = await h.sync();
     expect(report.status).toBe("success");
     expect(report.tieOverflows).toEqual([runAt(at, 100)]);
-    const warn = h.logger.lines.find((l) => l.level === "warn" && /could not be read/.test(l.msg ?? ""));
-    expect(warn?.obj).toMatchObject({ why: expect.stringMatching(/list-bookings failed: .*401/) });
+    expect(tieWarning()).toMatchObject({ why: expect.stringMatching(/list-bookings failed: .*401/) });
   });
 
   it("bookings above the run that vanish while its pages are read are stepped back over", async () => {
@@ -262,8 +264,7 @@ describe("tie runs longer than a feed page", () => {
     const report = await h.sync();
     expect(report.tiesRead).toEqual([]);
     expect(report.tieOverflows).toEqual([runAt(at, 100)]);
-    const warn = h.logger.lines.find((l) => l.level === "warn" && /could not be read/.test(l.msg ?? ""));
-    expect(warn?.obj).toMatchObject({ why: expect.stringMatching(/distinct bookings/) });
+    expect(tieWarning()).toMatchObject({ why: expect.stringMatching(/distinct bookings/) });
   });
 
   it("a booking without a readable createdAt does not throw the search off", async () => {
@@ -297,8 +298,7 @@ describe("tie runs longer than a feed page", () => {
     expect(report.status).toBe("success");
     expect(report.tiesRead).toEqual([]);
     expect(report.tieOverflows).toEqual([runAt(at, 100)]);
-    const warn = h.logger.lines.find((l) => l.level === "warn" && /could not be read/.test(l.msg ?? ""));
-    expect(warn?.obj).toMatchObject({ why: expect.stringMatching(/page bound/) });
+    expect(tieWarning()).toMatchObject({ why: expect.stringMatching(/page bound/) });
     const { error } = h.store.db.prepare("SELECT error FROM sync_runs WHERE id = ?").get(report.runId) as {
       error: string;
     };
