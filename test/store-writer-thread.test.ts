@@ -3,7 +3,9 @@
  * in-process store stores, commits rows only with their progress, stops at the first failure, and
  * hands the file back cleanly. Then a whole sync through it, over real HTTP against the simulator.
  */
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
+import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createApiClient } from "../src/api/client.js";
@@ -185,6 +187,24 @@ describe("feed writer thread", () => {
     expect(fs.existsSync(tmp.file("m.db-wal"))).toBe(false);
     const again = open("m.db", false);
     expect(ids(again)).toEqual(["bk000001"]);
+  });
+
+  it("starts its thread in a process started with --input-type=module, which threads inherit", () => {
+    const dist = (file: string) => fileURLToPath(new URL(`../dist/${file}`, import.meta.url));
+    expect(fs.existsSync(dist("store/index.js")), "run `npm run build` first").toBe(true);
+    const script = `
+      const { openStore } = await import(${JSON.stringify(dist("store/index.js"))});
+      const store = openStore(${JSON.stringify(tmp.file("m.db"))}, { writerThread: true });
+      const batch = { bookings: [], rejects: [], syncedAt: "2026-01-01T00:00:00.000Z", listedBy: null,
+        progress: { stream: "backfill", value: { pages: 1 } } };
+      const counts = await store.detailPipe().storeDetails(batch);
+      store.close();
+      console.log(JSON.stringify(counts));`;
+    const out = execFileSync(process.execPath, ["--input-type=module", "-e", script], {
+      encoding: "utf8",
+      env: { ...process.env, NODE_OPTIONS: "" },
+    });
+    expect(JSON.parse(out)).toEqual({ inserted: 0, updated: 0, unchanged: 0, rejected: 0 });
   });
 });
 

@@ -19,12 +19,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { createApiClient } from "../api/client.js";
-import { systemClock } from "../app.js";
 import { tuneHeap } from "../heap.js";
-import { createLogger } from "../logger.js";
-import { openStore } from "../store/index.js";
-import { runBackfill } from "../sync/backfill.js";
 import { startSimulatorProcess } from "./simulator-process.js";
 
 const SELF = new URL(import.meta.url).pathname;
@@ -42,7 +37,16 @@ interface Result {
 
 /** One backfill in this process: prints a Result as JSON on the last line. */
 async function runOne(url: string, concurrency: number): Promise<void> {
+  // Set up as the CLI sets itself up: the memory profile first, then the program's modules.
   tuneHeap();
+  const [{ createApiClient }, { systemClock }, { createLogger }, { openStore }, { runBackfill }] =
+    await Promise.all([
+      import("../api/client.js"),
+      import("../app.js"),
+      import("../logger.js"),
+      import("../store/index.js"),
+      import("../sync/backfill.js"),
+    ]);
   const dir = mkdtempSync(join(tmpdir(), "booking-sync-bench-"));
   const store = openStore(join(dir, "bench.db"), { writerThread: true });
   const started = performance.now();

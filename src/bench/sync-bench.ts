@@ -17,12 +17,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { createApiClient } from "../api/client.js";
-import { systemClock } from "../app.js";
 import { tuneHeap } from "../heap.js";
-import { createLogger } from "../logger.js";
-import { openStore } from "../store/index.js";
-import { runSync } from "../sync/run-sync.js";
 import { startSimulatorProcess } from "./simulator-process.js";
 
 const SELF = new URL(import.meta.url).pathname;
@@ -63,8 +58,16 @@ function sampleMemory(): () => { heap: number; external: number } {
 
 /** One mode, in this process: prints a Result as JSON on the last line. */
 async function runMode(mode: Mode, url: string, pageSize: number): Promise<void> {
-  // Both modes set up the process as the CLI does.
+  // Both modes set up the process as the CLI does: the memory profile first, then the modules.
   tuneHeap();
+  const [{ createApiClient }, { systemClock }, { createLogger }, { openStore }, { runSync }] =
+    await Promise.all([
+      import("../api/client.js"),
+      import("../app.js"),
+      import("../logger.js"),
+      import("../store/index.js"),
+      import("../sync/run-sync.js"),
+    ]);
   const stopSampling = sampleMemory();
   const started = performance.now();
   let bookings = 0;

@@ -24,6 +24,7 @@
 import { dirname, extname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from "node:worker_threads";
+import { afterThreadStart, isHeapTuned } from "../heap.js";
 import type { DetailBatch, DetailPipe } from "../sync/detail-ports.js";
 import type { FeedBatch, FeedPipe, UpsertCounts } from "../sync/ports.js";
 import { type DetailRows, toDetailRows } from "./detail-writes.js";
@@ -32,7 +33,10 @@ import { type FeedRows, noCounts, toFeedRows } from "./feed-writes.js";
 /** What the worker is started with. */
 export interface WriterData {
   path: string;
-  /** Int32 slots: 0 counts the messages handled (stored or refused), 1 is set once the worker closed. */
+  /**
+   * Int32 slots: 0 counts the messages handled (stored or refused), 1 is set once the worker
+   * closed, 2 once its thread runs.
+   */
   done: SharedArrayBuffer;
   port: MessagePort;
   /** The detail batches' channel. */
@@ -92,6 +96,7 @@ export interface WriterThread extends FeedPipe, DetailPipe {
 const WORKER_LIMITS = { maxYoungGenerationSizeMb: 8, maxOldGenerationSizeMb: 64 };
 const WAIT_SLICE_MS = 1000;
 const CLOSE_WAIT_MS = 5000;
+const START_WAIT_MS = 5000;
 
 /** The main thread's side of the channel, and what it knows of the worker's progress. */
 interface Link {
@@ -115,10 +120,18 @@ interface Link {
 /** Starts a writer thread on the database at `path`, which must exist and be migrated. */
 export function startWriterThread(path: string, options: WriterThreadOptions = {}): WriterThread {
   const maxPending = options.maxPending ?? 20;
-  const done = new SharedArrayBuffer(8);
+  const done = new SharedArrayBuffer(12);
   const { port1, port2 } = new MessageChannel();
   const details = new MessageChannel();
   const worker = spawnWriter({ path, done, port: port2, detailPort: details.port2 });
+  // Starting a thread's V8 instance undoes the memory profile's limit on the young generation
+  // (heap.ts): under the profile, wait for the thread to run (about 75 ms on 2 cores), allocating
+  // nothing meanwhile, then restore it. A thread that has not run by then is reported by its error
+  // event if it cannot start; if it is only slow, the limit comes back at the next collection.
+  if (isHeapTuned()) {
+    Atomics.wait(new Int32Array(done), 2, 0, START_WAIT_MS);
+    afterThreadStart();
+  }
   const link: Link = {
     port: port1,
     handled: new Int32Array(done),
@@ -315,18 +328,30 @@ function detailChannel(port: MessagePort, stallMs: number) {
 }
 
 /**
- * Starts the worker from the compiled `.js`; from TypeScript source (the tests) the worker needs a
- * loader for `.ts`, and tsx, which the dev toolchain already brings, is one.
+ * Starts the worker: a first statement that marks the thread as running (see `startWriterThread`),
+ * then the worker's module, compiled (`.js`), or from TypeScript source (the tests) through a
+ * loader for `.ts`, which tsx, already in the dev toolchain, is.
  */
 function spawnWriter(data: WriterData): Worker {
   const here = fileURLToPath(import.meta.url);
   const entry = pathToFileURL(join(dirname(here), `writer-thread-worker${extname(here)}`));
-  const options = {
+  const load =
+    extname(here) === ".js"
+      ? `import(${JSON.stringify(entry.href)})`
+      : `import("tsx/esm/api").then((tsx) => tsx.register()).then(() => import(${JSON.stringify(entry.href)}))`;
+  // No `require`: the snippet runs as a module when the process was started with
+  // `--input-type=module`, which a thread inherits.
+  const boot = `
+    import("node:worker_threads").then(({ workerData }) => {
+      const slots = new Int32Array(workerData.done);
+      Atomics.store(slots, 2, 1);
+      Atomics.notify(slots, 2);
+      return ${load};
+    });`;
+  return new Worker(boot, {
+    eval: true,
     workerData: data,
     transferList: [data.port, data.detailPort],
     resourceLimits: WORKER_LIMITS,
-  };
-  if (extname(here) === ".js") return new Worker(entry, options);
-  const boot = `import("tsx/esm/api").then((tsx) => tsx.register()).then(() => import(${JSON.stringify(entry.href)}));`;
-  return new Worker(boot, { ...options, eval: true });
+  });
 }
