@@ -54,21 +54,18 @@ export function tuneHeap(): void {
   // shrinks it again only when the process goes quiet. (Observers never keep a process alive.)
   const steer = () => setGrowthFactor(youngGenerationBytes() < 2 * SEMI_SPACE_BYTES ? 2 : 1);
   new PerformanceObserver(steer).observe({ entryTypes: ["gc"] });
-  // V8 sets the factor back to 2 whenever a V8 instance starts, as a worker thread's does.
-  process.on("worker", (worker) => worker.once("online", () => setGrowthFactor(1)));
-}
-
-/** Whether `tuneHeap` has run in this process. */
-export function isHeapTuned(): boolean {
-  return tuned;
 }
 
 /**
- * Restores the young generation's limit once a worker thread's V8 instance has started (V8 resets
- * it then, and the `online` event comes too late for a thread that works on without yielding);
- * call before this thread allocates again. Growth stops until the next collection is seen, which
- * resumes it if the young generation is below its target. Does nothing without `tuneHeap`.
+ * Call right after starting a worker thread: V8 sets the growth factor back to 2 whenever a V8
+ * instance starts, as a thread's does, and a thread that works on without yielding would let the
+ * young generation double before the next collection is seen. Under the profile, `waitForThread`
+ * (which must not allocate) blocks until the thread's V8 instance runs; growth then stops until the
+ * next collection is seen, which resumes it if the young generation is below its target. Without
+ * `tuneHeap`, does nothing and does not wait.
  */
-export function afterThreadStart(): void {
-  if (tuned) setGrowthFactor(1);
+export function afterThreadStart(waitForThread: () => void): void {
+  if (!tuned) return;
+  waitForThread();
+  setGrowthFactor(1);
 }

@@ -8,10 +8,8 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-
-const dist = (file: string) => fileURLToPath(new URL(`../dist/${file}`, import.meta.url));
+import { dist } from "./support/harness.js";
 
 // Prints the young generation's largest size, in MB: while working before the store opens, once its
 // writer thread has started, while working on without a pause right after that, and later.

@@ -5,7 +5,6 @@
  */
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
-import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createApiClient } from "../src/api/client.js";
@@ -16,6 +15,7 @@ import type { DetailBatch, DetailPipe } from "../src/sync/detail-ports.js";
 import type { BookingType, FeedBatch, FeedPipe, WalkProgress } from "../src/sync/ports.js";
 import { runSync } from "../src/sync/run-sync.js";
 import { memoryLogger } from "./support/fakes.js";
+import { dist } from "./support/harness.js";
 import { at, feedBatch, fullRaw, okFull, okSummary, summaryRaw, tempDir } from "./support/store-fixtures.js";
 
 let tmp: ReturnType<typeof tempDir>;
@@ -190,7 +190,6 @@ describe("feed writer thread", () => {
   });
 
   it("starts its thread in a process started with --input-type=module, which threads inherit", () => {
-    const dist = (file: string) => fileURLToPath(new URL(`../dist/${file}`, import.meta.url));
     expect(fs.existsSync(dist("store/index.js")), "run `npm run build` first").toBe(true);
     const script = `
       const { openStore } = await import(${JSON.stringify(dist("store/index.js"))});

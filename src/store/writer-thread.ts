@@ -24,7 +24,7 @@
 import { dirname, extname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from "node:worker_threads";
-import { afterThreadStart, isHeapTuned } from "../heap.js";
+import { afterThreadStart } from "../heap.js";
 import type { DetailBatch, DetailPipe } from "../sync/detail-ports.js";
 import type { FeedBatch, FeedPipe, UpsertCounts } from "../sync/ports.js";
 import { type DetailRows, toDetailRows } from "./detail-writes.js";
@@ -124,14 +124,10 @@ export function startWriterThread(path: string, options: WriterThreadOptions = {
   const { port1, port2 } = new MessageChannel();
   const details = new MessageChannel();
   const worker = spawnWriter({ path, done, port: port2, detailPort: details.port2 });
-  // Starting a thread's V8 instance undoes the memory profile's limit on the young generation
-  // (heap.ts): under the profile, wait for the thread to run (about 75 ms on 2 cores), allocating
-  // nothing meanwhile, then restore it. A thread that has not run by then is reported by its error
-  // event if it cannot start; if it is only slow, the limit comes back at the next collection.
-  if (isHeapTuned()) {
-    Atomics.wait(new Int32Array(done), 2, 0, START_WAIT_MS);
-    afterThreadStart();
-  }
+  // Under the memory profile, waits for the thread to run (about 75 ms on 2 cores; heap.ts). A
+  // thread that has not run by then is reported by its error event if it cannot start; if it is
+  // only slow, the profile's limit comes back at the next collection.
+  afterThreadStart(() => Atomics.wait(new Int32Array(done), 2, 0, START_WAIT_MS));
   const link: Link = {
     port: port1,
     handled: new Int32Array(done),

@@ -15,7 +15,9 @@ import type { PartnerApi } from "../../src/sync/ports.js";
 import { runSync, type SyncOptions } from "../../src/sync/run-sync.js";
 import { memoryLogger } from "./fakes.js";
 
-export const CLI = join(import.meta.dirname, "../../dist/cli.js");
+/** A file of the build (`npm run build`), for tests that run it in a subprocess. */
+export const dist = (file: string) => join(import.meta.dirname, "../../dist", file);
+export const CLI = dist("cli.js");
 
 export interface Harness {
   dir: string;
