@@ -51,6 +51,18 @@ describe("generated bookings", () => {
     expect([ids.size, searchIds.size]).toEqual([4000, 4000]);
   });
 
+  it("carry their creation second at the head of _id, as MongoDB ObjectIds do", () => {
+    // Bookings 0-2 share one second: the head is the same, the tail still tells them apart.
+    const times = [0, 400, 999, 1000, 61_000, 86_400_000].map((dt) => EPOCH + dt);
+    const ids = times.map((createdAtMs, i) => fullBooking(5, i, 0, { createdAtMs })._id);
+    expect(ids.map((id) => Number.parseInt(id.slice(0, 8), 16))).toEqual(
+      times.map((ms) => Math.floor(ms / 1000)),
+    );
+    expect(new Set(ids).size).toBe(ids.length);
+    // 2025-01-01T00:00:00Z is 0x67748580 in Unix seconds.
+    expect(ids[0]?.slice(0, 8)).toBe("67748580");
+  });
+
   it("add up: subTotal + 7.5% VAT + fees = totalAmount, weights and counts agree", () => {
     for (let i = 0; i < 2000; i++) {
       const b = fullBooking(7, i, i % 4);

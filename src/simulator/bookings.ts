@@ -148,7 +148,7 @@ export function fullBooking(seed: number, i: number, version = 0, times?: Bookin
   const d = drawDetails(seed, i, c.rng, c.type);
   const { pricing, packages } = c;
   const sourcePlatform = sourcePlatformOf(seed, i);
-  const id = objectId(seed, i, ID_KIND.booking);
+  const id = objectId(seed, i, ID_KIND.booking, c.createdAtMs);
   // One literal in contract order: spreading partial objects into a record this wide is ~1000x slower in V8.
   return {
     _id: id,

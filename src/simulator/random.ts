@@ -88,8 +88,13 @@ export function hex8(value: number): string {
 /** The parts of an id that depend on (seed, kind) only, per kind, for the seed last asked about. */
 const idParts = { seed: Number.NaN, byKind: new Map<number, { middle: string; tailKey: number }>() };
 
-/** A Mongo-like 24-hex id, unique per (seed, index, kind) for index below 2^32. */
-export function objectId(seed: number, index: number, kind = 0): string {
+/**
+ * A Mongo-like 24-hex id, unique per (seed, index, kind) for index below 2^32. Given `createdAtMs`,
+ * its first 8 digits are that time in Unix seconds, as in a MongoDB ObjectId, so ids of records
+ * created one after another sort near each other (as a partner API on MongoDB serves them); else
+ * they are a hash, for ids of things whose creation time the simulator does not model.
+ */
+export function objectId(seed: number, index: number, kind = 0, createdAtMs?: number): string {
   // A booking has some 20 ids of a dozen kinds in one seed: hashing (seed, kind) once saves 2 of 3 hashes.
   if (seed !== idParts.seed) {
     idParts.seed = seed;
@@ -102,5 +107,6 @@ export function objectId(seed: number, index: number, kind = 0): string {
   }
   // The last 8 digits are a bijection of the index, which is what makes ids unique.
   const tail = fmix32((index ^ parts.tailKey) >>> 0);
-  return hex8(hash32(seed, index, kind, 0x0b)) + parts.middle + hex8(tail);
+  const head = createdAtMs === undefined ? hash32(seed, index, kind, 0x0b) : Math.floor(createdAtMs / 1000);
+  return hex8(head) + parts.middle + hex8(tail);
 }
