@@ -77,8 +77,13 @@ describe("commitDetailBatch", () => {
     const full = fullRaw(1);
     const fullText = JSON.stringify(full, null, 2);
     const summaryText = ` ${JSON.stringify(summaryRaw(2), null, "\t")}`;
-    store.commitDetailBatch({ bookings: [{ ...okFull(full), json: fullText }], rejects: [], syncedAt: T1 });
-    store.commitFeedBatch(feedBatch([{ ...okSummary(summaryRaw(2)), json: summaryText }], T1));
+    const bytes = (text: string) => Buffer.from(text);
+    store.commitDetailBatch({
+      bookings: [{ ...okFull(full), json: bytes(fullText) }],
+      rejects: [],
+      syncedAt: T1,
+    });
+    store.commitFeedBatch(feedBatch([{ ...okSummary(summaryRaw(2)), json: bytes(summaryText) }], T1));
     expect(row("bk000001")).toMatchObject({ detail_json: fullText });
     expect(row("bk000002")).toMatchObject({ summary_json: summaryText });
   });
@@ -89,7 +94,7 @@ describe("commitDetailBatch", () => {
     // Stored serialised (as from a client that could not cut the texts), then received pretty-printed.
     expect(details([full], T1)).toMatchObject({ inserted: 1 });
     store.commitFeedBatch(feedBatch([okSummary(summary)], T1));
-    const escaped = (v: unknown) => JSON.stringify(v, null, 2).replace(/é/g, "\\u00e9");
+    const escaped = (v: unknown) => Buffer.from(JSON.stringify(v, null, 2).replace(/é/g, "\\u00e9"));
     const again = store.commitDetailBatch({
       bookings: [{ ...okFull(full), json: escaped(full) }],
       rejects: [],

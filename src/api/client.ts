@@ -154,7 +154,7 @@ async function send(
 /** How an endpoint's page is read: where its records are, and what makes a page of them. */
 interface PageReader<T> {
   records: readonly string[];
-  parse: (json: unknown, texts: string[] | undefined) => Verdict<T>;
+  parse: (json: unknown, texts: Buffer[] | undefined) => Verdict<T>;
 }
 
 /**
@@ -166,7 +166,7 @@ function answer(
   endpoint: Endpoint,
   res: Response<Buffer>,
   records: readonly string[],
-): { value: unknown; texts?: string[] | undefined } {
+): { value: unknown; texts?: Buffer[] | undefined } {
   const status = res.statusCode;
   if (status >= 200 && status < 300) {
     const parsed = readPageJson(res.body, res.headers["content-type"], records);

@@ -26,8 +26,8 @@ export type JsonRead =
       value: unknown;
       /** The error envelope's message, shortened, if the body is one. */
       serverMessage?: string;
-      /** From `readPageJson`: each record's text; `value`'s records array is then left empty. */
-      texts?: string[];
+      /** From `readPageJson`: each record's text, as bytes of the body; `value`'s records array is then left empty. */
+      texts?: Buffer[];
     }
   | {
       ok: false;
@@ -79,7 +79,8 @@ export function readJson(body: string, contentType: string | undefined): JsonRea
 
 /**
  * Reads a page's body for its records (the array at `path`): the envelope with that array left
- * empty, and each record's text as received, to be parsed one by one (see json-texts.ts on why).
+ * empty, and each record's text as received (a view of the body's bytes), to be parsed one by one
+ * (see json-texts.ts on why).
  * Together they are the whole body, so a body read this way is as strictly JSON as `readJson`
  * demands once each text parses. A body whose array cannot be found is read as a whole.
  */
@@ -94,8 +95,8 @@ export function readPageJson(
       const envelope = `${body.toString("utf8", 0, found.open)}[]${body.toString("utf8", found.close + 1)}`;
       const value: unknown = JSON.parse(envelope);
       const { spans } = found;
-      const texts: string[] = [];
-      for (let k = 0; k < spans.length; k += 2) texts.push(body.toString("utf8", spans[k], spans[k + 1]));
+      const texts: Buffer[] = [];
+      for (let k = 0; k < spans.length; k += 2) texts.push(body.subarray(spans[k], spans[k + 1]));
       return { ok: true, value, texts };
     } catch {
       // Not JSON around the array: reading the whole body says what it is instead.
@@ -115,7 +116,7 @@ function field(raw: unknown, key: string): unknown {
 export function checkRecord<T extends { _id: string; createdAt: string }>(
   schema: z.ZodType<T>,
   raw: unknown,
-  json?: string,
+  json?: Buffer,
 ): Checked<T> {
   const result = schema.safeParse(raw);
   if (result.success) {
@@ -139,23 +140,24 @@ export function checkRecord<T extends { _id: string; createdAt: string }>(
 
 /**
  * Checks each record: parsed from its text when the body was read by `readPageJson`, one at a
- * time, so only the checked form of each outlives its turn; else the envelope's parsed `records`.
+ * time, so only the checked form of each (and its bytes, which are not on V8's heap) outlives its
+ * turn; else the envelope's parsed `records`.
  * A verdict's problem when a text is not JSON (the body then is not either).
  */
 function checkAll<T extends { _id: string; createdAt: string }>(
   schema: z.ZodType<T>,
   records: unknown[],
-  texts: string[] | undefined,
+  texts: Buffer[] | undefined,
 ): Checked<T>[] | string {
   if (texts === undefined) return records.map((raw) => checkRecord(schema, raw));
   const checked: Checked<T>[] = [];
   for (const [i, text] of texts.entries()) {
     let raw: unknown;
     try {
-      raw = JSON.parse(text);
+      raw = JSON.parse(text.toString("utf8"));
     } catch {
       // The parser's own message quotes the text, so it is not passed on.
-      return `body is not valid JSON (record ${i + 1} of ${texts.length}, ${text.length} chars)`;
+      return `body is not valid JSON (record ${i + 1} of ${texts.length}, ${text.length} bytes)`;
     }
     checked.push(checkRecord(schema, raw, text));
   }
@@ -171,7 +173,7 @@ export const LIST_RECORDS = ["data"] as const;
  * A fetch-recent-bookings answer, records checked one by one; `nextCursor` normalised. `texts`:
  * the records' texts from `readPageJson`, which left the envelope's array empty.
  */
-export function parseFeed(json: unknown, texts?: string[]): Verdict<Omit<FeedPage, "attempts">> {
+export function parseFeed(json: unknown, texts?: Buffer[]): Verdict<Omit<FeedPage, "attempts">> {
   const envelope = feedEnvelopeSchema.safeParse(json);
   if (!envelope.success)
     return { ok: false, problem: `unexpected response shape: ${describeIssues(envelope.error)}` };
@@ -185,7 +187,7 @@ export function parseFeed(json: unknown, texts?: string[]): Verdict<Omit<FeedPag
 }
 
 /** A list-bookings answer, records checked one by one; `texts` as for `parseFeed`. */
-export function parseList(json: unknown, texts?: string[]): Verdict<Omit<ListPage, "attempts">> {
+export function parseList(json: unknown, texts?: Buffer[]): Verdict<Omit<ListPage, "attempts">> {
   const envelope = listEnvelopeSchema.safeParse(json);
   if (!envelope.success)
     return { ok: false, problem: `unexpected response shape: ${describeIssues(envelope.error)}` };

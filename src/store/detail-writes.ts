@@ -25,6 +25,7 @@ import {
   type Param,
   pushDetailValues,
   pushSummaryValues,
+  recordText,
   SUMMARY_COLUMNS,
   sameRecordJson,
 } from "./rows.js";
@@ -61,13 +62,13 @@ const JSON_TEXT = FIRST_COLUMN + COLUMNS.length;
 
 const marks = (n: number) => Array.from({ length: n }, () => "?").join(", ");
 
-/** The values a batch binds; a record's JSON is its text as received, or serialised here, once. */
+/** The values a batch binds; a record's JSON is its text as received, decoded here (`recordText`). */
 export function toDetailRows(batch: DetailBatch): DetailRows {
   const rows = batch.bookings.map(({ id, createdAt, record, raw, json }): DetailRow => {
     const values: Param[] = [id, bookingTypeOf(record.type)];
     pushSummaryValues(values, createdAt, record);
     pushDetailValues(values, createdAt, record);
-    values.push(json ?? JSON.stringify(raw));
+    values.push(recordText(json, raw));
     return { values, ...childValues(id, record) };
   });
   const { rejects, syncedAt, listedBy, progress } = batch;

@@ -14,7 +14,7 @@
  */
 import type Database from "better-sqlite3";
 import type { FeedBatch, UpsertCounts, WalkProgress } from "../sync/ports.js";
-import { type Param, pushSummaryValues, SUMMARY_COLUMNS, sameRecordJson } from "./rows.js";
+import { type Param, pushSummaryValues, recordText, SUMMARY_COLUMNS, sameRecordJson } from "./rows.js";
 import type { Reject, StateWriter } from "./state.js";
 
 /** A `FeedBatch` reduced to what SQLite binds: plain data, cheap to hand to another thread. */
@@ -47,13 +47,13 @@ interface Stored {
   missingSince: string | null;
 }
 
-/** The values a batch binds; a record's JSON is its text as received, or serialised here, once. */
+/** The values a batch binds; a record's JSON is its text as received, decoded here (`recordText`). */
 export function toFeedRows(batch: FeedBatch): FeedRows {
   const bookingType = batch.bookingType ?? null;
   const rows = batch.bookings.map((b) => {
     const row: Param[] = [b.id, bookingType];
     pushSummaryValues(row, b.createdAt, b.record);
-    row.push(b.json ?? JSON.stringify(b.raw));
+    row.push(recordText(b.json, b.raw));
     return row;
   });
   const { stream, rejects, walk, checkpoint, syncedAt } = batch;

@@ -109,6 +109,15 @@ export function pushDetailValues(out: Param[], createdAt: string, r: FullBooking
 }
 
 /**
+ * What a record is stored as: its text as received, decoded from the response's bytes here, just
+ * before the rows are handed over (so it lives as a string only briefly); or, when the client
+ * could not cut it from the body, its parsed form serialised.
+ */
+export function recordText(json: Buffer | undefined, raw: unknown): string {
+  return json === undefined ? JSON.stringify(raw) : json.toString("utf8");
+}
+
+/**
  * Whether a stored record's JSON holds the same record as `json`, the text just received. Texts
  * are almost always equal or plainly different; when they differ, the values decide, so that a
  * change of layout or escapes alone (a server that writes its JSON differently, or rows an older

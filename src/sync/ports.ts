@@ -14,8 +14,12 @@ export type Checked<T> =
       /** `createdAt` normalised to UTC ISO 8601 with milliseconds. */
       createdAt: string;
       record: T;
-      /** Its text exactly as received, when it could be cut from the body; what the mirror stores. */
-      json?: string | undefined;
+      /**
+       * Its text exactly as received (UTF-8 bytes, a view of the response body), when it could be
+       * cut from the body; what the mirror stores. Decoded only as the rows are built, so a page's
+       * texts do not live as strings while the page is checked (see api/json-texts.ts).
+       */
+      json?: Buffer | undefined;
       /** The record as parsed, kept only when there is no `json`: it is then serialised to be stored. */
       raw?: unknown;
     }
