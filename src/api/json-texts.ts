@@ -43,6 +43,26 @@ function stringEnd(body: Uint8Array, open: number): number {
   return -1;
 }
 
+/**
+ * Index just past the object or array that opens at `open`, or -1 if the body ends first. Only
+ * brackets are counted, of either kind, as the main scan counts them: whether they match is for
+ * the element's own parse to say. Most of a page's bytes lie inside its elements, so they get
+ * this loop, which looks at nothing else.
+ */
+function containerEnd(body: Uint8Array, open: number): number {
+  const n = body.length;
+  let depth = 0;
+  for (let k = open; k < n; k++) {
+    const c = body[k];
+    if (c === QUOTE) {
+      k = stringEnd(body, k);
+      if (k < 0) return -1;
+    } else if (c === OPEN_OBJECT || c === OPEN_ARRAY) depth++;
+    else if ((c === CLOSE_OBJECT || c === CLOSE_ARRAY) && --depth === 0) return k + 1;
+  }
+  return -1;
+}
+
 /** Whether the string from quote `open` to quote `close` is `key`, escapes and all. */
 function spells(body: Uint8Array, open: number, close: number, key: string): boolean {
   for (let k = open + 1; k < close; k++) {
@@ -129,7 +149,13 @@ export function arrayElementSpans(body: Uint8Array, path: readonly string[]): Ar
       continue;
     }
     if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
-      if (inTarget() && start < 0) start = i;
+      if (inTarget()) {
+        // An element (or part of one): skipped whole, back at the array's depth after it.
+        if (start < 0) start = i;
+        i = containerEnd(body, i);
+        if (i < 0) return undefined;
+        continue;
+      }
       const follows = inPathObject() && pathValue();
       depth++;
       if (depth === 1) {
