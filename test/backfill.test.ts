@@ -274,6 +274,17 @@ describe("backfill CLI", () => {
     expectMirrorHoldsSourceInFull(h);
   });
 
+  it("runs at the highest concurrency with nothing on stderr but its own log lines", async () => {
+    // 32 requests share the run's abort signal, each listening on it: past Node's default of 10
+    // listeners, Node warns of a leak unless the pool says how many to expect.
+    h = await harness({ bookings: 4000, latencyMs: 20 });
+    const run = await runCli(["backfill", "--concurrency", "32"], h.env({ LOG_LEVEL: "warn" }));
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toBe("");
+    expect(run.stdout).toMatch(/^backfill backfill: 4000 new, 0 updated/);
+    expect(h.mirrorIds()).toEqual(h.sourceIds());
+  });
+
   it("rejects --resume with --restart, and a booking type, with exit code 2", async () => {
     h = await harness({ bookings: 10 });
     const both = await runCli(["backfill", "--resume", "--restart"], h.env());

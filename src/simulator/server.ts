@@ -2,7 +2,7 @@
  * The bundled simulator of the partner API over real HTTP (contract section 4): tests, the demo
  * and benchmarks talk to it exactly as the worker talks to the real API.
  */
-import { EventEmitter } from "node:events";
+import { EventEmitter, setMaxListeners } from "node:events";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { SimFullBooking, SimSummaryBooking } from "./bookings.js";
@@ -93,6 +93,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     behaviour.faultKinds,
   );
   const ctx: Context = { dataset, behaviour, faults, now, closing: new AbortController() };
+  // Every request waiting out its latency listens for the close: as many as a client sends at once,
+  // which is no leak, so Node's warning past 10 listeners does not apply.
+  setMaxListeners(0, ctx.closing.signal);
   const stats = emptyStats();
   const events = new EventEmitter<{ request: [RequestEvent] }>();
   const server = createServer((req, res) => {
