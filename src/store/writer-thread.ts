@@ -24,7 +24,7 @@
 import { dirname, extname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from "node:worker_threads";
-import { afterThreadStart } from "../heap.js";
+import { startThread } from "../heap.js";
 import type { DetailBatch, DetailPipe } from "../sync/detail-ports.js";
 import type { FeedBatch, FeedPipe, UpsertCounts } from "../sync/ports.js";
 import { type DetailRows, toDetailRows } from "./detail-writes.js";
@@ -123,11 +123,13 @@ export function startWriterThread(path: string, options: WriterThreadOptions = {
   const done = new SharedArrayBuffer(12);
   const { port1, port2 } = new MessageChannel();
   const details = new MessageChannel();
-  const worker = spawnWriter({ path, done, port: port2, detailPort: details.port2 });
   // Under the memory profile, waits for the thread to run (about 75 ms on 2 cores; heap.ts). A
   // thread that has not run by then is reported by its error event if it cannot start; if it is
   // only slow, the profile's limit comes back at the next collection.
-  afterThreadStart(() => Atomics.wait(new Int32Array(done), 2, 0, START_WAIT_MS));
+  const worker = startThread(
+    () => spawnWriter({ path, done, port: port2, detailPort: details.port2 }),
+    () => Atomics.wait(new Int32Array(done), 2, 0, START_WAIT_MS),
+  );
   const link: Link = {
     port: port1,
     handled: new Int32Array(done),
