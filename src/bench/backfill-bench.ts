@@ -3,6 +3,10 @@
  * into a fresh temp database, over a simulator with per-request latency.
  *
  *   npm run bench:backfill -- [--bookings 20000] [--latency-ms 50] [--concurrency 8] [--rounds 3]
+ *   node dist/bench/backfill-bench.js --url <simulator URL> --run <concurrency>
+ *
+ * The second form runs one backfill against a simulator already running and prints its figures as
+ * JSON: interleaving it over two builds is how a change is judged (see the README).
  *
  * The simulator runs in its own process so it does not share our event loop, and each backfill in
  * a fresh process, set up as the CLI sets itself up (memory profile, writer thread), so its peak
