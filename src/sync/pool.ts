@@ -23,13 +23,34 @@ export async function runPool<T>(
   signal?: AbortSignal,
 ): Promise<void> {
   const slots = Math.max(1, Math.floor(concurrency));
-  // 0 is no limit: nothing to raise, or to put back.
-  const limit = signal ? getMaxListeners(signal) : 0;
-  if (signal && limit > 0) setMaxListeners(limit + LISTENERS_PER_TASK * slots, signal);
+  const lower = signal ? raiseListenerLimit(signal, LISTENERS_PER_TASK * slots) : () => {};
   try {
     await runSlots(items, slots, work, signal);
   } finally {
-    if (signal && limit > 0) setMaxListeners(limit, signal);
+    lower();
+  }
+}
+
+/**
+ * Raises `signal`'s listener limit by `by`; returns what lowers it by as much again, so that pools
+ * overlapping on one signal each take back only their own share. A signal with no limit is left so.
+ */
+function raiseListenerLimit(signal: AbortSignal, by: number): () => void {
+  if (listenerLimit(signal) === 0) return () => {};
+  setMaxListeners(listenerLimit(signal) + by, signal);
+  return () => {
+    const now = listenerLimit(signal);
+    if (now > by) setMaxListeners(now - by, signal);
+  };
+}
+
+/** The signal's listener limit; 0 for none. */
+function listenerLimit(signal: AbortSignal): number {
+  try {
+    return getMaxListeners(signal);
+  } catch {
+    // Node 20 throws for a limit of 0, which it tests as if the signal were no EventTarget.
+    return 0;
   }
 }
 
