@@ -32,7 +32,10 @@ import { getHeapSpaceStatistics, setFlagsFromString } from "node:v8";
 const HEAP_GROWING_PERCENT = 30;
 /** The young generation's semi-space size it may grow to, bytes. */
 const SEMI_SPACE_BYTES = 4 * 1024 * 1024;
-/** The semi-space size a worker thread's young generation starts (and, under the profile, stays) at, MB. */
+/**
+ * The semi-space size a worker thread's young generation starts at under the profile, MB: where it
+ * stays, since the growth factor that holds the main thread's is the process's.
+ */
 const THREAD_SEMI_SPACE_MB = 4;
 
 /** Both semi-spaces, as V8 reports the young generation's size. */

@@ -274,7 +274,7 @@ describe("backfill CLI", () => {
     expectMirrorHoldsSourceInFull(h);
   });
 
-  it("runs at the highest concurrency with nothing on stderr but its own log lines", async () => {
+  it("runs at the highest concurrency without a warning on stderr", async () => {
     // 32 requests share the run's abort signal, each listening on it: past Node's default of 10
     // listeners, Node warns of a leak unless the pool says how many to expect.
     h = await harness({ bookings: 4000, latencyMs: 20 });

@@ -96,7 +96,11 @@ export class Dataset {
       : this.#epochMs + Math.floor(i / this.#tieRun) * this.#spacingMs;
   }
 
-  /** Changes the createdAt formula for every booking (tests of tie handling); the epoch stays. */
+  /**
+   * Changes the createdAt formula for every booking (tests of tie handling); the epoch stays. Each
+   * booking's `_id` starts with its createdAt, so it changes too: a re-timed data set is another
+   * data set, to be set up before anything reads it.
+   */
   setTiming(timing: { tieRun?: number; spacingMs?: number }): void {
     if (timing.tieRun !== undefined) this.#tieRun = checkCount("tieRun", timing.tieRun, 1);
     if (timing.spacingMs !== undefined) this.#spacingMs = checkCount("spacingMs", timing.spacingMs);
