@@ -36,8 +36,9 @@ export async function runPool<T>(
  * overlapping on one signal each take back only their own share. A signal with no limit is left so.
  */
 function raiseListenerLimit(signal: AbortSignal, by: number): () => void {
-  if (listenerLimit(signal) === 0) return () => {};
-  setMaxListeners(listenerLimit(signal) + by, signal);
+  const limit = listenerLimit(signal);
+  if (limit === 0) return () => {};
+  setMaxListeners(limit + by, signal);
   return () => {
     const now = listenerLimit(signal);
     if (now > by) setMaxListeners(now - by, signal);
