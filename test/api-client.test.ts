@@ -52,13 +52,26 @@ describe("requests", () => {
     expect(list).toMatchObject({ records: [], page: 1, pageSize: 100, total: 0, totalPages: 0, attempts: 1 });
   });
 
-  it("normalises createdAt and nextCursor to UTC milliseconds", async () => {
+  it("reads createdAt strictly to UTC milliseconds, keeps its full precision, and never reads nextCursor", async () => {
     const srv = await serve(
-      json(200, feed([summary(7, "2024-05-01T12:00:07+02:00")], "2024-05-01T12:00:07+02:00", true)),
+      json(
+        200,
+        feed(
+          [summary(7, "2024-05-01T12:00:07.123456+02:00"), summary(8, "2024-02-30T10:00:00Z")],
+          "abc",
+          true,
+        ),
+      ),
     );
     const page = await client(srv.baseUrl).api.fetchRecent({ limit: 10 });
-    expect(page).toMatchObject({ nextCursor: "2024-05-01T10:00:07.000Z", hasMore: true, attempts: 1 });
-    expect(page.records[0]).toMatchObject({ ok: true, id: "b7", createdAt: "2024-05-01T10:00:07.000Z" });
+    expect(page).toMatchObject({ hasMore: true, attempts: 1 });
+    expect(page.records[0]).toMatchObject({
+      ok: true,
+      id: "b7",
+      createdAt: "2024-05-01T10:00:07.123Z",
+      at: "2024-05-01T10:00:07.123456000Z",
+    });
+    expect(page.records[1]).toMatchObject({ ok: false, id: "b8", createdAt: null });
   });
 
   it("checks each record on its own: malformed ones come back not ok with a reason", async () => {

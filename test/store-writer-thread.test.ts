@@ -45,9 +45,10 @@ const T2 = "2025-02-02T00:00:00.000Z";
 const walkAt = (i: number): WalkProgress => ({
   startedAt: T1,
   floor: null,
-  cursor: at(i),
+  upTo: at(i),
+  anchor: null,
+  fallback: null,
   top: at(100),
-  inclusive: null,
   pages: i,
 });
 const dump = (s: Store, table: string) => s.db.prepare(`SELECT * FROM ${table} ORDER BY 1`).all();

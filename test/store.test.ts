@@ -153,9 +153,10 @@ describe("commitFeedBatch", () => {
     const walk: WalkProgress = {
       startedAt: T2,
       floor: null,
-      cursor: at(5),
+      upTo: at(5),
+      anchor: null,
+      fallback: null,
       top: at(9),
-      inclusive: null,
       pages: 3,
     };
     store.commitFeedBatch(feedBatch([okSummary(summaryRaw(9))], T1, { walk }));
@@ -205,9 +206,10 @@ describe("commitFeedBatch", () => {
     const walk: WalkProgress = {
       startedAt: T1,
       floor: null,
-      cursor: at(1),
+      upTo: at(1),
+      anchor: null,
+      fallback: null,
       top: at(2),
-      inclusive: null,
       pages: 1,
     };
     const broken = { ...okSummary(summaryRaw(2)), createdAt: null as unknown as string };

@@ -1,103 +1,168 @@
 import { describe, expect, it } from "vitest";
-import { cursorFor, nextStep, type PageFacts } from "../src/sync/window.js";
+import { readSourceTime } from "../src/api/times.js";
+import { cursorFor, justBefore, nextStep, type PageFacts, type Step } from "../src/sync/window.js";
 
-const T = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s)).toISOString();
+/** Instant of second `s` (plus `us` microseconds) on a fixed day. */
+const T = (s: number, us = 0) =>
+  (
+    readSourceTime(`2026-01-01T00:00:${String(s).padStart(2, "0")}.${String(us).padStart(6, "0")}Z`) as {
+      instant: string;
+    }
+  ).instant;
+const r = (id: string, at: string) => ({ id, at });
+const page = (...secs: number[]) => secs.map((s, i) => r(`b${i}-${s}`, T(s)));
 const base: PageFacts = {
-  sentCursor: undefined,
   upTo: null,
+  anchor: null,
+  fallback: null,
   limit: 3,
-  times: [],
+  records: [],
   count: 0,
   hasMore: false,
-  nextCursor: null,
   floor: null,
 };
 
 describe("cursorFor", () => {
-  it("asks for the newest page without a position", () => expect(cursorFor(null, null)).toBeUndefined());
-  it("asks 1 ms past the position while the rule is unknown", () =>
-    expect(cursorFor(T(5), null)).toBe("2026-01-01T00:00:05.001Z"));
-  it("asks at the position once the server is known inclusive", () =>
-    expect(cursorFor(T(5), true)).toBe(T(5)));
+  it("asks for the newest page without a position", () => expect(cursorFor(null)).toBeUndefined());
+  it("asks for the next whole millisecond after the position", () =>
+    expect(cursorFor(T(5))).toBe("2026-01-01T00:00:05.001Z"));
+  it("keeps sub-millisecond positions inside the request (never rounds down)", () =>
+    expect(cursorFor(T(5, 999))).toBe("2026-01-01T00:00:05.001Z"));
 });
 
 describe("nextStep", () => {
-  const cases: Array<[string, Partial<PageFacts>, ReturnType<typeof nextStep>]> = [
-    ["empty page ends the walk", { count: 0 }, { kind: "done", reason: "empty" }],
+  const full = (records: ReturnType<typeof page>, extra: Partial<PageFacts> = {}) => ({
+    records,
+    count: records.length,
+    hasMore: true,
+    ...extra,
+  });
+  const cases: Array<[string, Partial<PageFacts>, Step]> = [
+    ["an empty page ends the walk", { count: 0 }, { kind: "done", reason: "end" }],
     [
-      "empty page with hasMore=true ends it, with a warning",
+      "an empty page that claims more is refused (asked once more first)",
       { count: 0, hasMore: true },
       {
-        kind: "done",
-        reason: "empty",
-        warn: "empty page with hasMore=true; treating it as the end of the feed",
+        kind: "refuse",
+        retry: true,
+        message: "the feed answered an empty page that claims more (hasMore: true)",
       },
     ],
-    ["short last page ends it", { count: 2, times: [T(9), T(8)] }, { kind: "done", reason: "end" }],
+    ["a short last page ends it", { count: 2, records: page(9, 8) }, { kind: "done", reason: "end" }],
     [
-      "a full last page is followed up (a tie run may continue past it)",
-      { count: 3, times: [T(9), T(8), T(8)] },
-      { kind: "next", upTo: T(8) },
+      "a full page moves to its last record, which the next page must serve again",
+      full(page(9, 8, 7)),
+      {
+        kind: "next",
+        upTo: T(7),
+        anchor: { at: T(7), ids: ["b2-7"] },
+        fallback: { at: T(8), ids: ["b1-8"] },
+      },
     ],
     [
-      "continues from the oldest time, not the last record (records out of order)",
-      { count: 3, times: [T(7), T(9), T(8)], hasMore: true },
-      { kind: "next", upTo: T(7) },
+      "a record dated older than its neighbours mid-page moves nothing",
+      full([r("a", T(9)), r("old", T(1)), r("b", T(8)), r("c", T(7))], { limit: 4 }),
+      {
+        kind: "next",
+        upTo: T(7),
+        anchor: { at: T(7), ids: ["c"] },
+        fallback: { at: T(8), ids: ["b"] },
+      },
     ],
     [
-      "stops once a page reaches below the floor",
-      { count: 3, times: [T(9), T(8), T(4)], hasMore: true, floor: T(5) },
+      "a last record dated newer than its place: the one before it ends the page",
+      full([r("a", T(9)), r("b", T(7)), r("new", T(8))]),
+      {
+        kind: "next",
+        upTo: T(7),
+        anchor: { at: T(7), ids: ["b"] },
+        fallback: { at: T(8), ids: ["new"] },
+      },
+    ],
+    [
+      "a page that does not serve the anchor again falls back to the next time up",
+      full(page(5, 4, 3), {
+        upTo: T(6),
+        anchor: { at: T(6), ids: ["x"] },
+        fallback: { at: T(7), ids: ["y"] },
+      }),
+      { kind: "fall-back", upTo: T(7), anchor: { at: T(7), ids: ["y"] }, missing: { at: T(6), ids: ["x"] } },
+    ],
+    [
+      "without a fallback, an unconfirmed position fails the walk",
+      full(page(5, 4, 3), { upTo: T(6), anchor: { at: T(6), ids: ["x"] } }),
+      {
+        kind: "refuse",
+        retry: false,
+        message: `the feed did not serve again the bookings at ${T(6)} (x) that its previous page ended with: its times or its order are inconsistent`,
+      },
+    ],
+    [
+      "stops once records agreeing with their neighbours lie below the floor",
+      full(page(9, 4, 3), { floor: T(5) }),
       { kind: "done", reason: "floor" },
     ],
     [
-      "a page at the floor is not yet below it",
-      { count: 3, times: [T(9), T(8), T(5)], hasMore: true, floor: T(5) },
-      { kind: "next", upTo: T(5) },
-    ],
-    [
-      "a booking exactly at the sent cursor marks the server inclusive",
-      { upTo: T(9), sentCursor: T(9), count: 3, times: [T(9), T(8), T(7)], hasMore: true },
-      { kind: "next", upTo: T(7), inclusive: true },
-    ],
-    [
-      "an all-tie page at +1 ms asks again inclusively",
+      "a last record alone below the floor does not end the walk",
+      full(page(9, 8, 4), { floor: T(5) }),
       {
-        upTo: T(9),
-        sentCursor: cursorFor(T(9), null),
-        count: 3,
-        times: [cursorFor(T(9), null) as string, T(9), T(9)],
-        hasMore: true,
-      },
-      { kind: "retry-inclusive" },
-    ],
-    [
-      "a full page of one timestamp is a tie overflow, stepped past",
-      { upTo: T(9), sentCursor: cursorFor(T(9), null), count: 3, times: [T(9), T(9), T(9)], hasMore: true },
-      { kind: "tie-overflow", at: T(9), upTo: "2026-01-01T00:00:08.999Z" },
-    ],
-    [
-      "a short all-tie page with hasMore steps past the tie",
-      { upTo: T(9), sentCursor: cursorFor(T(9), null), count: 2, times: [T(9), T(9)], hasMore: true },
-      { kind: "next", upTo: "2026-01-01T00:00:08.999Z" },
-    ],
-    [
-      "a server that ignores the cursor is stopped, not looped",
-      { upTo: T(5), sentCursor: cursorFor(T(5), null), count: 3, times: [T(9), T(8), T(7)], hasMore: true },
-      {
-        kind: "stuck",
-        message:
-          "feed answered cursor 2026-01-01T00:00:05.001Z with bookings from 2026-01-01T00:00:07.000Z, none older than 2026-01-01T00:00:05.000Z",
+        kind: "next",
+        upTo: T(4),
+        anchor: { at: T(4), ids: ["b2-4"] },
+        fallback: { at: T(8), ids: ["b1-8"] },
       },
     ],
     [
-      "records without times fall back to the server's nextCursor",
-      { count: 3, times: [], hasMore: true, nextCursor: T(3) },
-      { kind: "next", upTo: T(3) },
+      "a full page of one millisecond is a tie, read elsewhere, then stepped past",
+      full([r("a", T(9, 900)), r("b", T(9, 500)), r("c", T(9, 100))], { upTo: T(9, 100) }),
+      {
+        kind: "tie",
+        from: "2026-01-01T00:00:09.000Z",
+        to: "2026-01-01T00:00:09.000Z",
+        upTo: justBefore("2026-01-01T00:00:09.000Z"),
+      },
     ],
     [
-      "records without times and no nextCursor cannot continue",
-      { count: 3, times: [], hasMore: true },
-      { kind: "stuck", message: "page has no usable createdAt and no nextCursor" },
+      "after a tie, an inclusive server's page of the tie's millisecond is a tie of two milliseconds",
+      full(
+        [r("a", T(9)), r("b", T(9)), r("c", T(9))].map((x) => ({ ...x, at: x.at })),
+        { upTo: justBefore("2026-01-01T00:00:09.000Z") },
+      ),
+      {
+        kind: "tie",
+        from: "2026-01-01T00:00:08.999Z",
+        to: "2026-01-01T00:00:09.000Z",
+        upTo: justBefore("2026-01-01T00:00:08.999Z"),
+      },
+    ],
+    [
+      "microseconds are progress within a millisecond",
+      full([r("a", T(9, 900)), r("b", T(9, 500)), r("c", T(9, 100))], { upTo: T(9, 950) }),
+      {
+        kind: "next",
+        upTo: T(9, 100),
+        anchor: { at: T(9, 100), ids: ["c"] },
+        fallback: { at: T(9, 500), ids: ["b"] },
+      },
+    ],
+    [
+      "a server that ignores the cursor is refused, not looped",
+      full(page(9, 8, 7), { upTo: T(5) }),
+      {
+        kind: "refuse",
+        retry: true,
+        message: `the feed answered cursor 2026-01-01T00:00:05.001Z with 3 records, none older than ${T(5)} (newest ${T(9)})`,
+      },
+    ],
+    [
+      "a full page of records without a valid time cannot move the walk",
+      { count: 3, records: [], hasMore: true },
+      { kind: "refuse", retry: false, message: "the feed answered 3 records and none has a valid createdAt" },
+    ],
+    [
+      "a short page of records without a valid time ends the walk",
+      { count: 2, records: [], hasMore: false },
+      { kind: "done", reason: "end" },
     ],
   ];
   it.each(cases)("%s", (_name, facts, expected) => {

@@ -11,11 +11,10 @@ import {
   errorEnvelopeSchema,
   feedEnvelopeSchema,
   fullBookingSchema,
-  isoTime,
   listEnvelopeSchema,
   summaryBookingSchema,
-  toIsoMillis,
 } from "./schemas.js";
+import { readSourceTime } from "./times.js";
 
 export type Endpoint = "fetch-recent-bookings" | "list-bookings";
 
@@ -109,9 +108,13 @@ function field(raw: unknown, key: string): unknown {
   return typeof raw === "object" && raw !== null ? (raw as Record<string, unknown>)[key] : undefined;
 }
 
+/** A record's text longer than this is quarantined unread: no booking is anywhere near it. */
+export const MAX_RECORD_BYTES = 1024 * 1024;
+
 /**
- * Validates one record: usable, with `createdAt` normalised, or not, with the reason and whatever
- * `_id` and `createdAt` could still be read (they position the walk; they never move a checkpoint).
+ * Validates one record: usable, with its `createdAt` read strictly (times.ts), or not, with the
+ * reason and whatever `_id` and `createdAt` could still be read (stored with the reject; a reject
+ * never steers the walk).
  */
 export function checkRecord<T extends { _id: string; createdAt: string }>(
   schema: z.ZodType<T>,
@@ -119,22 +122,36 @@ export function checkRecord<T extends { _id: string; createdAt: string }>(
   json?: Buffer,
 ): Checked<T> {
   const result = schema.safeParse(raw);
-  if (result.success) {
+  const time = readSourceTime(field(raw, "createdAt"));
+  if (result.success && time !== null) {
     const record = result.data;
-    const createdAt = toIsoMillis(record.createdAt);
+    const { createdAt, instant: at } = time;
     // With its text at hand, the parsed record is not kept: the text is what gets stored.
     return json === undefined
-      ? { ok: true, id: record._id, createdAt, record, raw }
-      : { ok: true, id: record._id, createdAt, record, json };
+      ? { ok: true, id: record._id, createdAt, at, record, raw }
+      : { ok: true, id: record._id, createdAt, at, record, json };
   }
   const id = field(raw, "_id");
-  const createdAt = isoTime.safeParse(field(raw, "createdAt"));
   return {
     ok: false,
     id: typeof id === "string" && id !== "" ? id : null,
-    createdAt: createdAt.success ? toIsoMillis(createdAt.data) : null,
-    reason: describeIssues(result.error),
+    createdAt: time?.createdAt ?? null,
+    reason: result.success ? "createdAt: not a real time with a zone" : describeIssues(result.error),
     raw,
+  };
+}
+
+/** A record too large to read: quarantined with its start, its size, and the id if it shows. */
+function oversized(text: Buffer): Checked<never> {
+  const head = text.toString("utf8", 0, 4096);
+  const id = /"_id"\s*:\s*"([^"\\]{1,200})"/.exec(head)?.[1] ?? null;
+  const createdAt = /"createdAt"\s*:\s*"([^"\\]{1,64})"/.exec(head)?.[1];
+  return {
+    ok: false,
+    id,
+    createdAt: readSourceTime(createdAt)?.createdAt ?? null,
+    reason: `record is ${text.length} bytes, over the ${MAX_RECORD_BYTES} bytes a record may have`,
+    raw: { head: head.slice(0, 1000), bytes: text.length },
   };
 }
 
@@ -152,6 +169,10 @@ function checkAll<T extends { _id: string; createdAt: string }>(
   if (texts === undefined) return records.map((raw) => checkRecord(schema, raw));
   const checked: Checked<T>[] = [];
   for (const [i, text] of texts.entries()) {
+    if (text.length > MAX_RECORD_BYTES) {
+      checked.push(oversized(text));
+      continue;
+    }
     let raw: unknown;
     try {
       raw = JSON.parse(text.toString("utf8"));
@@ -170,20 +191,17 @@ export const FEED_RECORDS = ["data", "bookings"] as const;
 export const LIST_RECORDS = ["data"] as const;
 
 /**
- * A fetch-recent-bookings answer, records checked one by one; `nextCursor` normalised. `texts`:
+ * A fetch-recent-bookings answer, records checked one by one (`nextCursor` is not read). `texts`:
  * the records' texts from `readPageJson`, which left the envelope's array empty.
  */
 export function parseFeed(json: unknown, texts?: Buffer[]): Verdict<Omit<FeedPage, "attempts">> {
   const envelope = feedEnvelopeSchema.safeParse(json);
   if (!envelope.success)
     return { ok: false, problem: `unexpected response shape: ${describeIssues(envelope.error)}` };
-  const { bookings, nextCursor, hasMore } = envelope.data.data;
+  const { bookings, hasMore } = envelope.data.data;
   const records = checkAll(summaryBookingSchema, bookings, texts);
   if (typeof records === "string") return { ok: false, problem: records };
-  return {
-    ok: true,
-    page: { records, nextCursor: nextCursor === null ? null : toIsoMillis(nextCursor), hasMore },
-  };
+  return { ok: true, page: { records, hasMore } };
 }
 
 /** A list-bookings answer, records checked one by one; `texts` as for `parseFeed`. */

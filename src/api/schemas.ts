@@ -8,11 +8,15 @@
  * mirror's keys depend on them; every other field the mirror reads is type-checked when present.
  */
 import { z } from "zod";
+import { readSourceTime } from "./times.js";
 
-/** An ISO 8601 timestamp the walk can order by. Normalised elsewhere with `toIsoMillis`. */
-export const isoTime = z
+/**
+ * The time that steers the walk: ISO 8601 with an explicit zone and a real calendar time
+ * (times.ts). Other times are only stored, so a bad one costs its typed column, not the record.
+ */
+export const strictTime = z
   .string()
-  .refine((s) => /^\d{4}-\d{2}-\d{2}T/.test(s) && !Number.isNaN(Date.parse(s)), "not an ISO 8601 timestamp");
+  .refine((s) => readSourceTime(s) !== null, "not an ISO 8601 time with a zone, or not a real calendar time");
 
 const str = z.string();
 const optStr = z.string().nullish();
@@ -39,8 +43,8 @@ export const summaryBookingSchema = z.object({
   paid: z.boolean(),
   bookingState: z.number().int(),
   orderState: z.number().int(),
-  bookingDate: isoTime.nullish(),
-  createdAt: isoTime,
+  bookingDate: optStr,
+  createdAt: strictTime,
 });
 export type SummaryBooking = z.infer<typeof summaryBookingSchema>;
 
@@ -85,7 +89,7 @@ export const fullBookingSchema = z.object({
       collectionType: optStr,
       pickupDetails: z
         .object({
-          pickupDate: isoTime.nullish(),
+          pickupDate: optStr,
           pickupTimeRange: z.object({ from: optStr, to: optStr }).nullish(),
         })
         .nullish(),
@@ -107,9 +111,9 @@ export const fullBookingSchema = z.object({
   insuredValue: optNum,
   serviceType: optStr,
   carrier: optStr,
-  bookingDate: isoTime.nullish(),
-  createdAt: isoTime,
-  updatedAt: isoTime.nullish(),
+  bookingDate: optStr,
+  createdAt: strictTime,
+  updatedAt: optStr,
   type: optStr,
   extraCharges: z.object({ fuelSurcharge: amount.nullish(), packagingFee: amount.nullish() }).nullish(),
   source: z.object({ name: optStr, branch: optStr }).nullish(),
@@ -123,7 +127,8 @@ export const feedEnvelopeSchema = z.looseObject({
   success: z.literal(true),
   data: z.looseObject({
     bookings: z.array(z.unknown()),
-    nextCursor: isoTime.nullable(),
+    // Never used: the walk derives its cursor from the records (sync/window.ts).
+    nextCursor: z.unknown(),
     hasMore: z.boolean(),
   }),
 });
@@ -146,11 +151,6 @@ export const errorEnvelopeSchema = z.looseObject({
   status: z.number().optional(),
   message: z.string().optional(),
 });
-
-/** Normalises an ISO timestamp to UTC with milliseconds, so text order is time order. */
-export function toIsoMillis(s: string): string {
-  return new Date(s).toISOString();
-}
 
 /** Describes a zod failure in one line: the path and the problem of the first few issues. */
 export function describeIssues(error: z.ZodError, max = 3): string {

@@ -5,6 +5,7 @@
  * is read, so the statements' column lists and the values cannot drift apart.
  */
 import type { FullBooking, SummaryBooking } from "../api/schemas.js";
+import { readSourceTime } from "../api/times.js";
 import type { BookingType } from "../sync/ports.js";
 
 /** A value SQLite binds: booleans are stored as 0/1 and absent values as null. */
@@ -82,17 +83,13 @@ function v(x: string | number | boolean | null | undefined): Param {
   return x;
 }
 
-// Text already as `toISOString()` writes it. Days past 28 and hour 24 are left to Date, which rolls
-// them over (2024-02-30 is 2024-03-01), so a match is exactly what the round trip would return.
-const CANONICAL = /^\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|1\d|2[0-8])T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d\.\d{3}Z$/;
-
-/** A timestamp in UTC with milliseconds, so text order is time order; unparseable text is kept as is. */
+/**
+ * A time in UTC with milliseconds, so text order is time order; text that is not a real time with
+ * a zone is kept as is (read strictly, so nothing depends on the worker's `TZ`).
+ */
 export function isoOrNull(s: string | null | undefined): string | null {
   if (s === undefined || s === null) return null;
-  // Most timestamps arrive in this form already; skipping the Date round trip is measurable per row.
-  if (CANONICAL.test(s)) return s;
-  const ms = Date.parse(s);
-  return Number.isNaN(ms) ? s : new Date(ms).toISOString();
+  return readSourceTime(s)?.createdAt ?? s;
 }
 
 /**

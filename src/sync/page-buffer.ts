@@ -144,7 +144,7 @@ export class PageBuffer {
         pages: t.pages,
         new: t.inserted,
         updated: t.updated,
-        upTo: this.progress?.cursor,
+        upTo: this.progress?.upTo,
       },
       "sync progress",
     );

@@ -3,6 +3,7 @@
  * so a test can hand it a fake in a few lines while the real adapters are tested for real.
  */
 import type { FullBooking, SummaryBooking } from "../api/schemas.js";
+import type { Anchor } from "./window.js";
 
 export type BookingType = "IN" | "LC";
 
@@ -11,8 +12,10 @@ export type Checked<T> =
   | {
       ok: true;
       id: string;
-      /** `createdAt` normalised to UTC ISO 8601 with milliseconds. */
+      /** `createdAt` in UTC with milliseconds (truncated): the stored form. */
       createdAt: string;
+      /** `createdAt` at its full precision, UTC with nine fraction digits: what steers the walk. */
+      at: string;
       record: T;
       /**
        * Its text exactly as received (UTF-8 bytes, a view of the response body), when it could be
@@ -27,7 +30,7 @@ export type Checked<T> =
       ok: false;
       /** `_id` if the raw record had a usable one. */
       id: string | null;
-      /** Normalised `createdAt` if the raw record had a usable one (positions the walk, never the checkpoint). */
+      /** `createdAt` (UTC, milliseconds) if the raw record had a valid one; stored, never steers the walk. */
       createdAt: string | null;
       reason: string;
       raw: unknown;
@@ -36,7 +39,7 @@ export type Checked<T> =
 /** One answer of fetch-recent-bookings. */
 export interface FeedPage {
   records: Checked<SummaryBooking>[];
-  nextCursor: string | null;
+  /** The source's claim that more pages follow; the walk trusts it only where records agree. */
   hasMore: boolean;
   /** HTTP attempts this page took (1 when no retry was needed). */
   attempts: number;
@@ -81,17 +84,19 @@ export interface PartnerApi {
 export interface WalkProgress {
   /** When the walk started (ISO); the checkpoint never moves past it. */
   startedAt: string;
-  /** The walk is done once a page reaches below this time (ISO); null walks to the end of the feed. */
+  /** The walk is done once a page reaches below this instant; null walks to the end of the feed. */
   floor: string | null;
   /**
-   * The walk continues with bookings created at or before this time (ISO); null starts from the
-   * newest. Not the server's cursor: the request's cursor is derived from it (see walk.ts).
+   * Every booking created at or before this instant may still be unread; null starts from the
+   * newest. Not the server's cursor: the request's cursor is derived from it (see window.ts).
    */
-  cursor: string | null;
-  /** Newest valid `createdAt` seen by this walk (ISO), the checkpoint it will record. */
+  upTo: string | null;
+  /** Bookings at `upTo` the next page must serve again, proving the position; null when none is owed. */
+  anchor: Anchor | null;
+  /** Where to go back to if the next page does not serve the anchor again. */
+  fallback: Anchor | null;
+  /** Newest valid createdAt seen by this walk (an instant), the checkpoint it will record. */
   top: string | null;
-  /** Whether the server's cursor was seen to be inclusive (`<=`); null while unknown. */
-  inclusive: boolean | null;
   /** Pages read so far by this walk, across resumes. */
   pages: number;
 }

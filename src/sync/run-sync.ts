@@ -66,10 +66,10 @@ export async function runSync(deps: SyncDeps, options: SyncOptions): Promise<Syn
   let error: Error | undefined;
   const listStore = listPorts(store);
   const readTie = listStore
-    ? (at: string) =>
+    ? (window: { from: string; to: string }) =>
         readTieRun(
           { ...deps, store: listStore },
-          at,
+          window,
           { pageSize: options.pageSize, bookingType: options.bookingType, maxPages: options.tieMaxPages },
           totals,
         )

@@ -29,7 +29,8 @@ export interface TieOptions {
 }
 
 /**
- * Stores every booking created at `at` that list-bookings serves, and says whether it read them
+ * Stores every booking created from `from` to `to` (milliseconds, both included) that
+ * list-bookings serves, and says whether it read them
  * all: not when the page bound stopped it first, nor when the run's pages held fewer distinct
  * bookings than the run has positions (a server whose order within a tie changes from one request
  * to the next can skip some; the contract only says "by creation date"). Adds its requests and
@@ -37,15 +38,16 @@ export interface TieOptions {
  */
 export async function readTieRun(
   deps: ListDeps<Pick<DetailStore, "commitDetailBatch">>,
-  at: string,
+  { from, to }: { from: string; to: string },
   options: TieOptions,
   counters: RunCounters,
 ): Promise<TieRead> {
   const { pageSize, bookingType } = options;
-  const found = await locate(deps, at, counters);
+  const within = (t: string | null) => t !== null && t >= from && t <= to;
+  const found = await locate(deps, to, counters);
   if (found === null) return { complete: true }; // the list is empty
   const inRun = (r: ListPage["records"][number]) => {
-    if (r.createdAt !== at) return false;
+    if (!within(r.createdAt)) return false;
     if (!bookingType) return true;
     // A reject whose type cannot be read is kept: quarantined, not dropped.
     const type = r.ok ? r.record.type : field(r.raw, "type");
@@ -70,8 +72,8 @@ export async function readTieRun(
         maxPages: pagesLeft,
         judge(page, step) {
           reads++;
-          for (const r of page.records) if (r.createdAt === at && r.id !== null) seen.add(r.id);
-          const newerOnes = page.records.filter((r) => r.createdAt !== null && r.createdAt > at).length;
+          for (const r of page.records) if (within(r.createdAt) && r.id !== null) seen.add(r.id);
+          const newerOnes = page.records.filter((r) => r.createdAt !== null && r.createdAt > to).length;
           if (reads === 1 && covered > 0 && newerOnes === 0) {
             landedInside = true;
             return true;
@@ -80,7 +82,7 @@ export async function readTieRun(
           // The run starts on the first page not made only of newer bookings.
           if (first === undefined && newerOnes < page.records.length)
             first = { position: pageStart + newerOnes, total: page.total };
-          const olderOnes = page.records.filter((r) => r.createdAt !== null && r.createdAt < at).length;
+          const olderOnes = page.records.filter((r) => r.createdAt !== null && r.createdAt < from).length;
           if (!step.contiguous || olderOnes === 0) return false;
           last = { position: pageStart + page.records.length - olderOnes, total: page.total };
           return true;
@@ -95,7 +97,7 @@ export async function readTieRun(
     if (landedInside) {
       if (pagesLeft <= 0)
         return { complete: false, why: "the run's start was not found within the page bound" };
-      deps.logger.debug({ createdAt: at, page: covered / pageSize + 1 }, "tie run: starting a page higher");
+      deps.logger.debug({ from, to, page: covered / pageSize + 1 }, "tie run: starting a page higher");
       start = covered - 1;
       continue;
     }

@@ -12,7 +12,7 @@ import { ApiError, coerceError, isAbortError } from "../errors.js";
 import { zeroCounters } from "./counters.js";
 import { PageBuffer } from "./page-buffer.js";
 import type { BookingType, FeedPage, RunCounters, SyncDeps, WalkProgress } from "./ports.js";
-import { cursorFor, maxOf, minOf, nextStep, shift } from "./window.js";
+import { cursorFor, instantOf, maxOf, millisOf, minOf, nextStep, shift, type Timed } from "./window.js";
 
 export interface WalkOptions {
   /** Stream name in `sync_state`, e.g. `feed` or `feed:IN`. */
@@ -34,7 +34,7 @@ export interface WalkOptions {
    * Reads the bookings of a tie run the feed cannot page through some other way (ties.ts). Without
    * it, such a run is only reported.
    */
-  readTie?: ((at: string) => Promise<TieRead>) | undefined;
+  readTie?: ((window: { from: string; to: string }) => Promise<TieRead>) | undefined;
 }
 
 /** Whether `readTie` read a whole run, and if not, why. */
@@ -62,66 +62,89 @@ export function streamName(bookingType: BookingType | undefined): string {
 
 /**
  * Brings one stream up to date: finishes an unfinished walk first, then walks from the newest
- * booking down to the (possibly just advanced) checkpoint. Throws when a page cannot be read;
- * what was read before is committed.
+ * booking down to the (possibly just advanced) checkpoint. Throws when a page cannot be read or
+ * makes no sense; what was read before is committed, and the checkpoint stays where it was.
  */
 export async function syncStream(deps: SyncDeps, options: WalkOptions, totals: WalkTotals): Promise<void> {
   const state = deps.store.readStream(options.stream);
   if (state.walk) {
+    const saved = resumable(state.walk);
     deps.logger.info(
-      { stream: options.stream, upTo: state.walk.cursor, pages: state.walk.pages },
+      { stream: options.stream, upTo: saved.upTo, pages: saved.pages },
       "resuming the unfinished walk",
     );
-    await walk(deps, options, state.walk, totals);
+    await walk(deps, options, saved, totals);
   }
   const { checkpoint } = deps.store.readStream(options.stream);
   const fresh: WalkProgress = {
     startedAt: (options.startedAt ?? deps.clock.now()).toISOString(),
-    floor: checkpoint ? shift(checkpoint, -options.lookbackMs) : null,
-    cursor: null,
+    floor: checkpoint ? instantOf(shift(checkpoint, -options.lookbackMs)) : null,
+    upTo: null,
+    anchor: null,
+    fallback: null,
     top: null,
-    inclusive: state.walk?.inclusive ?? null,
     pages: 0,
   };
   await walk(deps, options, fresh, totals);
+}
+
+/** A saved walk, including one saved by an earlier version (millisecond `cursor`, no anchor). */
+function resumable(saved: WalkProgress & { cursor?: string | null }): WalkProgress {
+  const upTo = saved.upTo ?? saved.cursor ?? null;
+  return {
+    startedAt: saved.startedAt,
+    floor: saved.floor === null ? null : instantOf(saved.floor),
+    upTo: upTo === null ? null : instantOf(upTo),
+    anchor: saved.anchor ?? null,
+    fallback: saved.fallback ?? null,
+    top: saved.top === null ? null : instantOf(saved.top),
+    pages: saved.pages,
+  };
 }
 
 interface Request {
   upTo: string | null;
   cursor: string | undefined;
   page: Promise<FeedPage>;
+  /** Whether this request already repeats one whose answer made no sense. */
+  again: boolean;
 }
 
 async function walk(deps: SyncDeps, options: WalkOptions, start: WalkProgress, totals: WalkTotals) {
   const { api, logger, signal } = deps;
   const progress: WalkProgress = { ...start };
   const buffer = new PageBuffer(deps, options, totals);
-  const request = (upTo: string | null, inclusive: boolean | null): Request => {
-    const cursor = cursorFor(upTo, inclusive);
+  const request = (upTo: string | null, again = false): Request => {
+    const cursor = cursorFor(upTo);
     const page = api.fetchRecent(
       { limit: options.pageSize, cursor, bookingType: options.bookingType },
       signal,
     );
     page.catch(() => {}); // awaited below; this only keeps a prefetch that fails early from being "unhandled"
-    return { upTo, cursor, page };
+    return { upTo, cursor, page, again };
   };
-  let current = request(progress.cursor, progress.inclusive);
+  let current = request(progress.upTo);
   try {
     for (;;) {
       const page = await current.page;
       totals.pages++;
       totals.requests += page.attempts;
       totals.retries += page.attempts - 1;
-      const { done, tie } = advance(progress, current, page, options, logger);
-      if (!done) current = request(progress.cursor, progress.inclusive);
+      const step = advance(progress, current, page, options, logger);
+      if (step === "again") {
+        current = request(current.upTo, true);
+        continue;
+      }
+      const done = step === "done";
+      if (!done) current = request(progress.upTo);
       // Before the page joins the buffer: its progress is past the run, so it must not commit first.
-      if (tie !== undefined) await settleTie(tie, options, totals, logger);
+      if (typeof step === "object") await settleTie(step, options, totals, logger);
       buffer.add(page, done ? null : { ...progress }, done ? checkpointOf(progress) : undefined);
       options.onPage?.({
         stream: options.stream,
         pages: progress.pages,
         records: page.records.length,
-        upTo: progress.cursor,
+        upTo: progress.upTo,
       });
       if (done) break;
       buffer.commitIfDue();
@@ -143,8 +166,9 @@ async function walk(deps: SyncDeps, options: WalkOptions, start: WalkProgress, t
 }
 
 /**
- * Applies a page to the walk's progress: whether the walk is complete, and the createdAt of a tie
- * run the feed cannot page through, if the page is one.
+ * Applies a page to the walk's progress: whether the walk is complete, goes on, must ask the same
+ * again (once), or has reached a tie run the feed cannot page through. Throws when the source
+ * answered what the walk cannot make sense of; the position then stays where the evidence put it.
  */
 function advance(
   progress: WalkProgress,
@@ -152,59 +176,68 @@ function advance(
   page: FeedPage,
   options: WalkOptions,
   logger: SyncDeps["logger"],
-): { done: boolean; tie?: string } {
-  progress.pages++;
-  const valid: string[] = [];
-  const times: string[] = [];
-  for (const r of page.records) {
-    if (r.createdAt !== null) times.push(r.createdAt);
-    if (r.ok) valid.push(r.createdAt);
-  }
-  progress.top = maxOf(progress.top === null ? valid : [...valid, progress.top]);
+): "done" | "next" | "again" | { from: string; to: string } {
+  const records: Timed[] = [];
+  for (const r of page.records) if (r.ok) records.push({ id: r.id, at: r.at });
   const step = nextStep({
-    sentCursor: request.cursor,
     upTo: request.upTo,
+    anchor: progress.anchor,
+    fallback: progress.fallback,
     limit: options.pageSize,
-    times,
+    records,
     count: page.records.length,
     hasMore: page.hasMore,
-    nextCursor: page.nextCursor,
     floor: progress.floor,
   });
   const where = { stream: options.stream, cursor: request.cursor ?? null, records: page.records.length };
+  if (step.kind === "refuse") {
+    if (step.retry && !request.again) {
+      logger.warn({ ...where, problem: step.message }, "the feed's answer makes no sense; asking once more");
+      return "again";
+    }
+    throw new Error(
+      `walk ${options.stream}: ${step.message}; stopped with the checkpoint unmoved (the next run resumes at ${request.upTo ?? "the newest booking"})`,
+    );
+  }
+  progress.pages++;
+  const top = maxOf(records.map((r) => r.at));
+  if (top !== null && (progress.top === null || top > progress.top)) progress.top = top;
   switch (step.kind) {
     case "done":
-      if (step.warn) logger.warn(where, step.warn);
       logger.debug({ ...where, reason: step.reason }, "walk complete");
-      return { done: true };
+      return "done";
     case "next":
-      progress.cursor = step.upTo;
-      if (step.inclusive) progress.inclusive = true;
-      return { done: false };
-    case "retry-inclusive":
-      logger.debug(where, "the feed's cursor is inclusive; asking again for the same position");
-      progress.inclusive = true;
-      return { done: false };
-    case "tie-overflow":
-      progress.cursor = step.upTo;
-      return { done: false, tie: step.at };
-    case "stuck":
-      throw new Error(`walk ${options.stream}: ${step.message}; stopping to avoid an endless loop`);
+      Object.assign(progress, { upTo: step.upTo, anchor: step.anchor, fallback: step.fallback });
+      return "next";
+    case "fall-back":
+      logger.warn(
+        { ...where, expected: step.missing.ids.slice(0, 3), at: step.missing.at, fallback: step.upTo },
+        "the feed did not serve again the bookings its previous page ended with; reading on from the page's next time up",
+      );
+      Object.assign(progress, { upTo: step.upTo, anchor: step.anchor, fallback: null });
+      return "next";
+    case "tie":
+      Object.assign(progress, { upTo: step.upTo, anchor: null, fallback: null });
+      return { from: step.from, to: step.to };
   }
 }
-
 /** Has a tie run read through `readTie`, or reports it as possibly incomplete. */
 async function settleTie(
-  at: string,
+  window: { from: string; to: string },
   options: WalkOptions,
   totals: WalkTotals,
   logger: SyncDeps["logger"],
 ): Promise<void> {
-  const where = { stream: options.stream, createdAt: at };
+  const where = {
+    stream: options.stream,
+    createdAt: window.from,
+    ...(window.to !== window.from ? { to: window.to } : {}),
+  };
+  const times = window.to === window.from ? [window.from] : [window.from, window.to];
   let read: TieRead = { complete: false, why: "the feed cannot page within it" };
   if (options.readTie) {
     try {
-      read = await options.readTie(at);
+      read = await options.readTie(window);
     } catch (err) {
       // A failure a later run may not meet (network, 5xx, 429) fails the sync, which resumes at this
       // page and tries again. One no run can fix (list-bookings refused, a list that does not
@@ -214,17 +247,17 @@ async function settleTie(
     }
   }
   if (read.complete) {
-    totals.tiesRead.push(at);
+    totals.tiesRead.push(...times);
     logger.info(
       where,
       "a full feed page of bookings shares one createdAt; read the rest of them through list-bookings",
     );
     return;
   }
-  totals.tieOverflows.push(at);
+  totals.tieOverflows.push(...times);
   logger.warn(
     { ...where, why: read.why },
-    "a full page of bookings shares one createdAt and the rest of them could not be read; some may be missing until a reconcile",
+    "a full page of bookings shares one createdAt and the rest of them could not be read; some may be missing until the repair finds them",
   );
 }
 
@@ -239,5 +272,5 @@ function countAttempts(totals: WalkTotals, err: unknown): void {
 /** The checkpoint a finished walk records: the newest createdAt seen, never past the walk's start. */
 function checkpointOf(progress: WalkProgress): string | undefined {
   if (progress.top === null) return undefined;
-  return minOf([progress.top, progress.startedAt]);
+  return millisOf(minOf([progress.top, instantOf(progress.startedAt)]));
 }

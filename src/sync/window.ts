@@ -1,103 +1,183 @@
 /**
- * The walk's decision after each page, as a pure function so its edge cases can be tested in a table.
+ * The feed walk's decision after each page, as a pure function so its edge cases can be tested in
+ * a table. The walk's position moves only on evidence from records that passed strict checks.
  *
- * The contract does not say whether the feed's cursor is exclusive (`createdAt < cursor`) or
- * inclusive (`<=`). So the walk keeps its own position, `upTo`: every booking created at or before
- * `upTo` may still be unread. It asks with `cursor = upTo + 1 ms` (exclusive: `<= upTo`) or, once
- * the server has shown it is inclusive, `cursor = upTo` (also `<= upTo`). Either way the next page
- * re-reads the bookings that share the oldest timestamp of the previous page, so a tie run split
- * across a page boundary is never skipped; seeing a booking twice is harmless (keyed by `_id`).
+ * Position. `upTo` is an instant at full precision: every booking created at or before it may
+ * still be unread. The request's cursor is the next whole millisecond after it, so the page holds
+ * everything at or before `upTo` whether the server reads its cursor as `<` or `<=`, and the walk
+ * never needs a belief about which. Re-reading the few bookings between `upTo` and the cursor is
+ * harmless: rows are keyed by `_id`.
+ *
+ * Evidence. A page is newest first, so its last record marks where it ends; the minimum of the
+ * last two guards against a last record dated newer than its place. A record dated older than its
+ * neighbours mid-page does not move anything, and one at the end is caught by the overlap rule:
+ * the next page must serve again a booking at the new position (the anchor), which proves the
+ * source's own order agrees that nothing lies between. If it does not, the walk falls back to the
+ * page's next time up once, and after that fails loudly. Nothing trusts `hasMore` where records
+ * disagree, nor `nextCursor` at all.
  */
 
-export const MS = 1;
+/** Bookings at one instant that a following page must serve again. */
+export interface Anchor {
+  /** The instant (nine fraction digits). */
+  at: string;
+  /** Some of the `_id`s seen at it (a page's worth at most). */
+  ids: string[];
+}
 
-/** The cursor to send for a walk position; undefined asks for the newest page. */
-export function cursorFor(upTo: string | null, inclusive: boolean | null): string | undefined {
-  if (upTo === null) return undefined;
-  return inclusive ? upTo : shift(upTo, MS);
+/** A checked record as the walk sees it: its id and its full-precision time. */
+export interface Timed {
+  id: string;
+  at: string;
 }
 
 export interface PageFacts {
-  /** The cursor that was sent (undefined for the newest page). */
-  sentCursor: string | undefined;
-  /** The walk position the request was made for. */
+  /** The walk's position the request was made for (null for the newest page). */
   upTo: string | null;
+  /** The position the previous page set, to be confirmed by this one; null when none is owed. */
+  anchor: Anchor | null;
+  /** The fallback if this page does not confirm the anchor. */
+  fallback: Anchor | null;
   /** Requested page size. */
   limit: number;
-  /** Normalised createdAt of each record that had one (valid or not), in page order. */
-  times: string[];
-  /** Records on the page, including ones without a usable createdAt. */
+  /** Valid records, in page order. */
+  records: Timed[];
+  /** Records on the page, quarantined ones included. */
   count: number;
   hasMore: boolean;
-  /** The server's nextCursor, used only when no record carries a usable time. */
-  nextCursor: string | null;
-  /** The walk stops once a page reaches below this time; null walks to the end. */
+  /** The walk stops once a page reaches below this instant; null walks to the end. */
   floor: string | null;
 }
 
 export type Step =
   /** The walk is complete. */
-  | { kind: "done"; reason: "empty" | "end" | "floor"; warn?: string }
-  /** Read on from `upTo`. */
-  | { kind: "next"; upTo: string; inclusive?: boolean }
-  /** Ask again for the same position with an inclusive cursor: the server showed it is `<=`. */
-  | { kind: "retry-inclusive" }
-  /** A full page of one timestamp: the feed cannot page within it. Step past it, logged. */
-  | { kind: "tie-overflow"; at: string; upTo: string }
-  /** The server answered outside the window it was asked for; continuing could loop. */
-  | { kind: "stuck"; message: string };
+  | { kind: "done"; reason: "end" | "floor" }
+  /** Read on from `upTo`; the next page must confirm `anchor`, else fall back to `fallback`. */
+  | { kind: "next"; upTo: string; anchor: Anchor; fallback: Anchor | null }
+  /** The page did not confirm the anchor: ask again from the fallback, which must be confirmed. */
+  | { kind: "fall-back"; upTo: string; anchor: Anchor; missing: Anchor }
+  /**
+   * A full page made only of the milliseconds `from` to `to` (the position's and the cursor's):
+   * the feed cannot page within them, so they are read by position, then stepped past.
+   */
+  | { kind: "tie"; from: string; to: string; upTo: string }
+  /** The source answered something the walk cannot make sense of. */
+  | { kind: "refuse"; message: string; retry: boolean };
+
+/** The cursor to send for a position: the next whole millisecond after it. */
+export function cursorFor(upTo: string | null): string | undefined {
+  if (upTo === null) return undefined;
+  return shift(millisOf(upTo), 1);
+}
 
 /** Decides what follows a page. Pure: same facts, same step. */
 export function nextStep(f: PageFacts): Step {
+  const { records } = f;
+  if (f.anchor !== null && !confirms(records, f.anchor)) {
+    if (f.fallback === null)
+      return refuse(
+        `the feed did not serve again the bookings at ${f.anchor.at} (${f.anchor.ids.slice(0, 3).join(", ")}) that its previous page ended with: its times or its order are inconsistent`,
+        false,
+      );
+    return { kind: "fall-back", upTo: f.fallback.at, anchor: f.fallback, missing: f.anchor };
+  }
   if (f.count === 0) {
-    return f.hasMore
-      ? {
-          kind: "done",
-          reason: "empty",
-          warn: "empty page with hasMore=true; treating it as the end of the feed",
-        }
-      : { kind: "done", reason: "empty" };
+    if (f.hasMore) return refuse("the feed answered an empty page that claims more (hasMore: true)", true);
+    return { kind: "done", reason: "end" };
   }
-  const full = f.count >= f.limit;
-  // A short page with hasMore=false exhausted the window. A full one may end inside a tie run the
-  // server itself cannot reach with an exclusive cursor, so it is followed by one more request.
-  if (!full && !f.hasMore) return { kind: "done", reason: "end" };
-
-  const oldest = f.times.length ? minOf(f.times) : f.nextCursor;
-  if (oldest === null) return { kind: "stuck", message: "page has no usable createdAt and no nextCursor" };
-  if (f.floor !== null && oldest < f.floor) return { kind: "done", reason: "floor" };
-  // A booking exactly at the cursor we sent proves the server's cursor is inclusive.
-  const sawInclusive = f.sentCursor !== undefined && f.times.includes(f.sentCursor);
-  if (f.upTo === null || oldest < f.upTo) {
-    return sawInclusive ? { kind: "next", upTo: oldest, inclusive: true } : { kind: "next", upTo: oldest };
+  const short = f.count < f.limit && !f.hasMore;
+  if (records.length === 0) {
+    if (short) return { kind: "done", reason: "end" };
+    return refuse(`the feed answered ${f.count} records and none has a valid createdAt`, false);
   }
-
-  // No record older than upTo: the page is at (or above) the position we asked for.
-  if (sawInclusive && f.sentCursor !== f.upTo) return { kind: "retry-inclusive" };
-  if (f.times.every((t) => t === f.upTo)) {
-    const past = shift(f.upTo, -MS);
-    if (full) return { kind: "tie-overflow", at: f.upTo, upTo: past };
-    return { kind: "next", upTo: past };
+  const last = records[records.length - 1] as Timed;
+  const beforeLast = records[records.length - 2];
+  const end = beforeLast !== undefined && beforeLast.at < last.at ? beforeLast.at : last.at;
+  if (short) return { kind: "done", reason: "end" };
+  if (f.floor !== null && belowFloor(records, f.floor)) return { kind: "done", reason: "floor" };
+  if (f.upTo === null || end < f.upTo) {
+    const higher = nextUp(records, end, f.upTo);
+    return {
+      kind: "next",
+      upTo: end,
+      anchor: anchorAt(records, end),
+      fallback: higher === null ? null : anchorAt(records, higher),
+    };
   }
-  return {
-    kind: "stuck",
-    message: `feed answered cursor ${f.sentCursor} with bookings from ${oldest}, none older than ${f.upTo}`,
-  };
+  // An inclusive server re-serves the cursor's own millisecond, so a tie can span two of them.
+  const from = millisOf(f.upTo);
+  const to = maxOf(records.map((r) => millisOf(r.at))) as string;
+  if (records.every((r) => r.at >= instantOf(from)) && to <= (cursorFor(f.upTo) as string))
+    return { kind: "tie", from, to, upTo: justBefore(from) };
+  return refuse(
+    `the feed answered cursor ${cursorFor(f.upTo)} with ${f.count} records, none older than ${f.upTo} (newest ${maxOf(records.map((r) => r.at))})`,
+    true,
+  );
 }
 
-/** An ISO time moved by `ms` milliseconds. */
+function refuse(message: string, retry: boolean): Step {
+  return { kind: "refuse", message, retry };
+}
+
+function confirms(records: readonly Timed[], anchor: Anchor): boolean {
+  const ids = new Set(anchor.ids);
+  return records.some((r) => ids.has(r.id));
+}
+
+/**
+ * Whether the page reaches below the floor on evidence: a record below it whose neighbours on
+ * both sides agree with its place. A last record alone is not enough; the next page decides.
+ */
+function belowFloor(records: readonly Timed[], floor: string): boolean {
+  for (let i = 1; i + 1 < records.length; i++) {
+    const t = (records[i] as Timed).at;
+    if (t < floor && (records[i - 1] as Timed).at >= t && t >= (records[i + 1] as Timed).at) return true;
+  }
+  return false;
+}
+
+/** The page's next time up from `end` (below `upTo`): where to fall back to. */
+function nextUp(records: readonly Timed[], end: string, upTo: string | null): string | null {
+  let best: string | null = null;
+  for (const { at } of records)
+    if (at > end && (upTo === null || at < upTo) && (best === null || at < best)) best = at;
+  return best;
+}
+
+function anchorAt(records: readonly Timed[], at: string): Anchor {
+  const ids: string[] = [];
+  for (const r of records) if (r.at === at) ids.push(r.id);
+  return { at, ids };
+}
+
+/** The millisecond an instant falls in (`toISOString()` form). */
+export function millisOf(instant: string): string {
+  return /\.\d{9}Z$/.test(instant) ? `${instant.slice(0, -7)}Z` : instant;
+}
+
+/** A millisecond time (`toISOString()` form) as an instant; an instant is returned as it is. */
+export function instantOf(time: string): string {
+  return /\.\d{3}Z$/.test(time) ? `${time.slice(0, -1)}000000Z` : time;
+}
+
+/** The last instant before the millisecond `ms` begins. */
+export function justBefore(ms: string): string {
+  return `${shift(ms, -1).slice(0, -1)}999999Z`;
+}
+
+/** A millisecond time moved by `ms` milliseconds. */
 export function shift(iso: string, ms: number): string {
   return new Date(Date.parse(iso) + ms).toISOString();
 }
 
-/** Smallest of ISO strings (text order is time order for normalised times). */
+/** Smallest of instants (text order is time order for normalised times). */
 export function minOf(times: readonly string[]): string {
   let m = times[0] as string;
   for (const t of times) if (t < m) m = t;
   return m;
 }
 
-/** Largest of ISO strings, or null for none. */
+/** Largest of instants, or null for none. */
 export function maxOf(times: readonly string[]): string | null {
   let m: string | null = null;
   for (const t of times) if (m === null || t > m) m = t;

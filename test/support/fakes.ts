@@ -17,6 +17,7 @@ import type {
   SyncStore,
   UpsertCounts,
 } from "../../src/sync/ports.js";
+import { instantOf } from "../../src/sync/window.js";
 
 export interface SourceBooking {
   id: string;
@@ -40,10 +41,8 @@ export function fakeFeed(
         .filter((b) => (rule === "exclusive" ? b.at < c : b.at <= c))
         .sort((a, b) => b.at - a.at || (a.id < b.id ? 1 : -1));
       const page = window.slice(0, q.limit);
-      const last = page.at(-1);
       return {
         records: page.map(checked),
-        nextCursor: last ? new Date(last.at).toISOString() : null,
         hasMore: window.length > q.limit,
         attempts: 1,
       };
@@ -58,7 +57,14 @@ export function fakeFeed(
 function checked(b: SourceBooking): Checked<SummaryBooking> {
   const createdAt = new Date(b.at).toISOString();
   const raw = { _id: b.id, createdAt };
-  return { ok: true, id: b.id, createdAt, record: raw as unknown as SummaryBooking, raw };
+  return {
+    ok: true,
+    id: b.id,
+    createdAt,
+    at: instantOf(createdAt),
+    record: raw as unknown as SummaryBooking,
+    raw,
+  };
 }
 
 /** A store whose commits are atomic; `killAfter` commits, every later commit throws (a dead process). */

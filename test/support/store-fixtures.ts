@@ -10,8 +10,8 @@ import {
   fullBookingSchema,
   type SummaryBooking,
   summaryBookingSchema,
-  toIsoMillis,
 } from "../../src/api/schemas.js";
+import { readSourceTime } from "../../src/api/times.js";
 import type { Checked, FeedBatch } from "../../src/sync/ports.js";
 
 type Ok<T> = Extract<Checked<T>, { ok: true }>;
@@ -123,13 +123,19 @@ export function fullRaw(i: number, overrides: Record<string, unknown> = {}): Rec
 /** A validated summary, as the API client hands it to the core. */
 export function okSummary(raw: Record<string, unknown>): Ok<SummaryBooking> {
   const record = summaryBookingSchema.parse(raw);
-  return { ok: true, id: record._id, createdAt: toIsoMillis(record.createdAt), record, raw };
+  return { ok: true, id: record._id, ...times(record.createdAt), record, raw };
 }
 
 /** A validated full record. */
 export function okFull(raw: Record<string, unknown>): Ok<FullBooking> {
   const record = fullBookingSchema.parse(raw);
-  return { ok: true, id: record._id, createdAt: toIsoMillis(record.createdAt), record, raw };
+  return { ok: true, id: record._id, ...times(record.createdAt), record, raw };
+}
+
+function times(text: string): { createdAt: string; at: string } {
+  const time = readSourceTime(text);
+  if (!time) throw new Error(`not a source time: ${text}`);
+  return { createdAt: time.createdAt, at: time.instant };
 }
 
 /** A feed batch for stream `feed` with no walk in progress, read at `syncedAt`. */

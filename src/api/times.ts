@@ -1,0 +1,65 @@
+/**
+ * Reading a time the source sent, strictly: ISO 8601 with an explicit zone, a real calendar date
+ * and clock time, converted to UTC by arithmetic (never by `Date.parse`, which rolls 30 February
+ * over to 2 March and reads a zone-less time in the worker's own `TZ`).
+ *
+ * Two forms come out. `instant` keeps the full precision (nanoseconds, nine digits, UTC), so text
+ * order is time order and a walk steered by it never rounds a booking away. `createdAt` is the
+ * stored form, `toISOString()`'s: milliseconds, truncated.
+ */
+
+export interface SourceTime {
+  /** UTC with nine fraction digits, e.g. `2026-11-20T09:00:00.123456000Z`. */
+  instant: string;
+  /** UTC with milliseconds, truncated, e.g. `2026-11-20T09:00:00.123Z`. */
+  createdAt: string;
+}
+
+const ISO =
+  /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?(?:(Z)|([+-])(\d{2}):?(\d{2}))$/i;
+
+function daysIn(year: number, month: number): number {
+  if (month === 2) return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28;
+  return [4, 6, 9, 11].includes(month) ? 30 : 31;
+}
+
+/** The time `text` names, or null when it is not ISO 8601 with a zone, or names no real time. */
+export function readSourceTime(text: unknown): SourceTime | null {
+  if (typeof text !== "string") return null;
+  const m = ISO.exec(text);
+  if (!m) return null;
+  const [year, month, day, hour, minute, second] = [m[1], m[2], m[3], m[4], m[5], m[6] ?? "0"].map(Number);
+  if (
+    [year, month, day, hour, minute, second].some((n) => n === undefined || Number.isNaN(n)) ||
+    (year as number) < 1 ||
+    (month as number) < 1 ||
+    (month as number) > 12 ||
+    (day as number) < 1 ||
+    (day as number) > daysIn(year as number, month as number) ||
+    (hour as number) > 23 ||
+    (minute as number) > 59 ||
+    (second as number) > 59
+  )
+    return null;
+  let offsetMinutes = 0;
+  if (!m[8]) {
+    const oh = Number(m[10]);
+    const om = Number(m[11]);
+    if (oh > 23 || om > 59) return null;
+    offsetMinutes = (m[9] === "-" ? -1 : 1) * (oh * 60 + om);
+  }
+  const fraction = (m[7] ?? "").padEnd(9, "0");
+  const date = new Date(0);
+  date.setUTCFullYear(year as number, (month as number) - 1, day as number);
+  date.setUTCHours(
+    hour as number,
+    (minute as number) - offsetMinutes,
+    second as number,
+    Number(fraction.slice(0, 3)),
+  );
+  const ms = date.getTime();
+  // Outside the years toISOString writes with four digits, text order would not be time order.
+  if (!Number.isFinite(ms) || date.getUTCFullYear() < 1 || date.getUTCFullYear() > 9999) return null;
+  const createdAt = date.toISOString();
+  return { instant: `${createdAt.slice(0, -1)}${fraction.slice(3)}Z`, createdAt };
+}
