@@ -134,6 +134,8 @@ function assemble(
     readProgress: <T>(stream: string) => read().readProgress<T>(stream),
     countBookings: (filter) => read().countBookings(filter),
     bookingsNeedingDetails: (limit) => read().bookingsNeedingDetails(limit),
+    countAccounted: (since) => read().countAccounted(since),
+    absentIds: (ids) => read().absentIds(ids),
     startRun: (r) => run().startRun(r),
     finishRun: (id, result) => run().finishRun(id, result),
     recordDrift: (id, source, local) => run().recordDrift(id, source, local),

@@ -29,6 +29,13 @@ export interface Reads {
    * first, at most `limit`. Bookings marked missing are left out: the source no longer serves them.
    */
   bookingsNeedingDetails(limit: number): Array<{ id: string; createdAt: string }>;
+  /**
+   * Bookings the mirror accounts for: rows not marked missing, plus quarantined records whose id
+   * has no row; only those created at or after `since` (UTC, milliseconds) when it is given.
+   */
+  countAccounted(since?: string | null): number;
+  /** Which of `ids` the mirror has no row for (or only one marked missing). */
+  absentIds(ids: readonly string[]): string[];
 }
 
 /** Prepares the read statements once per connection. */
@@ -41,6 +48,15 @@ export function reads(db: Database.Database, orm: BetterSQLite3Database<typeof s
     SELECT id, created_at AS createdAt FROM bookings
     WHERE (detail_synced_at IS NULL OR summary_synced_at > detail_synced_at) AND missing_since IS NULL
     ORDER BY created_at DESC LIMIT ?`);
+  // A quarantined record without a readable createdAt counts only when no `since` narrows.
+  const accounted = db.prepare<[string, string], { n: number }>(`
+    SELECT (SELECT count(*) FROM bookings WHERE missing_since IS NULL AND created_at >= ?)
+         + (SELECT count(DISTINCT r.booking_id) FROM rejected_records r
+            WHERE r.booking_id IS NOT NULL AND coalesce(r.created_at, '') >= ?
+              AND NOT EXISTS (SELECT 1 FROM bookings b WHERE b.id = r.booking_id)) AS n`);
+  const absent = db.prepare<[string], string>(`
+    SELECT value FROM json_each(?)
+    WHERE value NOT IN (SELECT id FROM bookings WHERE missing_since IS NULL)`);
   const readProgress = <T>(stream: string) => {
     const row = state.get(stream);
     const progress = row?.progress ? (JSON.parse(row.progress) as T) : null;
@@ -66,6 +82,12 @@ export function reads(db: Database.Database, orm: BetterSQLite3Database<typeof s
     },
     bookingsNeedingDetails(limit) {
       return needing.all(limit);
+    },
+    countAccounted(since) {
+      return (accounted.get(since ?? "", since ?? "") as { n: number }).n;
+    },
+    absentIds(ids) {
+      return ids.length === 0 ? [] : absent.pluck().all(JSON.stringify(ids));
     },
   };
 }

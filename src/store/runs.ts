@@ -33,7 +33,8 @@ export function runs(db: Database.Database, orm: BetterSQLite3Database<typeof sc
   const finish = db.prepare(`
     UPDATE sync_runs SET status = @status, finished_at = @finishedAt, pages = @pages, requests = @requests,
       retries = @retries, bookings_new = @inserted, bookings_updated = @updated,
-      bookings_unchanged = @unchanged, rejects = @rejected, checkpoint_after = @checkpointAfter, error = @error
+      bookings_unchanged = @unchanged, rejects = @rejected, checkpoint_after = @checkpointAfter, error = @error,
+      gaps_found = @gapsFound, bookings_repaired = @repaired
     WHERE id = @id`);
   const drift = db.prepare("UPDATE sync_runs SET source_total = ?, local_total = ? WHERE id = ?");
   return {
@@ -55,6 +56,8 @@ export function runs(db: Database.Database, orm: BetterSQLite3Database<typeof sc
         rejected: r.rejected,
         checkpointAfter: r.checkpointAfter,
         error: r.error,
+        gapsFound: r.gapsFound ?? 0,
+        repaired: r.repaired ?? 0,
       });
     },
     recordDrift(runId, sourceTotal, localTotal) {

@@ -171,6 +171,10 @@ export const syncRuns = sqliteTable(
     sourceTotal: integer("source_total"),
     /** The mirror's matching total, when a drift check ran. */
     localTotal: integer("local_total"),
+    /** Gaps the repair found by position in the mirror and read (repair.ts). */
+    gapsFound: integer("gaps_found").notNull().default(0),
+    /** Bookings the repair added: ones an earlier pass had missed. */
+    bookingsRepaired: integer("bookings_repaired").notNull().default(0),
   },
   (t) => [index("sync_runs_kind_idx").on(t.kind, t.id)],
 );

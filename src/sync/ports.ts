@@ -156,6 +156,10 @@ export interface RunFinish extends RunCounters {
   finishedAt: string;
   checkpointAfter: string | null;
   error: string | null;
+  /** Gaps the repair found in the mirror and read (repair.ts); default 0. */
+  gapsFound?: number | undefined;
+  /** Bookings the repair added; default 0. */
+  repaired?: number | undefined;
 }
 
 /**

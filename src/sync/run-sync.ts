@@ -4,11 +4,12 @@
  * so both behave the same.
  */
 import { coerceError, isAbortError, wrapError } from "../errors.js";
-import { runLogFields } from "./counters.js";
-import type { DetailStore, DriftStore } from "./detail-ports.js";
+import { runLogFields, zeroCounters } from "./counters.js";
+import type { DetailStore, DriftStore, ListDeps } from "./detail-ports.js";
 import { type DetailsReport, emptyDetailsReport, fillDetails } from "./details.js";
 import { checkDrift, type Drift } from "./drift.js";
 import type { BookingType, RunStatus, SyncDeps, SyncStore } from "./ports.js";
+import { type RepairReport, type RepairStore, repairMirror } from "./repair.js";
 import { readTieRun } from "./ties.js";
 import { emptyTotals, streamName, syncStream, type WalkOptions, type WalkTotals } from "./walk.js";
 
@@ -45,10 +46,12 @@ export interface SyncReport extends WalkTotals {
   details?: DetailsReport | undefined;
   /** The drift check's totals, when it ran and succeeded. */
   drift?: Drift | undefined;
+  /** What the repair did, when the drift check found the mirror short. */
+  repair?: RepairReport | undefined;
 }
 
-/** A store that can also serve the details pass and the drift check (the real `Store` can). */
-export type FullSyncStore = SyncStore & DetailStore & DriftStore;
+/** A store that can also serve the details pass, the drift check and the repair (the real `Store` can). */
+export type FullSyncStore = SyncStore & DetailStore & DriftStore & RepairStore;
 
 /**
  * Runs one sync. Never throws for a failed sync: the report says `failed` and carries the error.
@@ -107,6 +110,8 @@ export async function runSync(deps: SyncDeps, options: SyncOptions): Promise<Syn
     finishedAt: finished.toISOString(),
     checkpointAfter,
     error: totals.tieOverflows.length ? joinNote(message, totals.tieOverflows) : message,
+    gapsFound: extra.repair?.gaps,
+    repaired: extra.repair?.repaired,
   });
   const report: SyncReport = {
     ...totals,
@@ -121,6 +126,7 @@ export async function runSync(deps: SyncDeps, options: SyncOptions): Promise<Syn
     error,
     details: extra.details,
     drift: extra.drift,
+    repair: extra.repair,
   };
   logRun(logger, report);
   return report;
@@ -130,15 +136,17 @@ export async function runSync(deps: SyncDeps, options: SyncOptions): Promise<Syn
 // counts are in `report.details`. Its costs (and rejects) add to the run's.
 const COUNTERS = ["pages", "requests", "retries", "rejected"] as const;
 
-/** The details pass (when asked) and the drift check; their costs add to `totals`. */
+type AfterWalk = { details?: DetailsReport; drift?: Drift; repair?: RepairReport; error?: Error };
+
+/** The details pass (when asked), the drift check and the repair; their costs add to `totals`. */
 async function afterWalk(
   deps: SyncDeps,
   options: SyncOptions,
   runId: number,
   totals: WalkTotals,
-): Promise<{ details?: DetailsReport; drift?: Drift; error?: Error }> {
+): Promise<AfterWalk> {
   const store = listPorts(deps.store);
-  const out: { details?: DetailsReport; drift?: Drift; error?: Error } = {};
+  const out: AfterWalk = {};
   if (options.details) {
     if (!store) return { error: new Error("details: this store cannot store full records") };
     const details = emptyDetailsReport();
@@ -156,21 +164,63 @@ async function afterWalk(
     if (out.error) return out;
   }
   // list-bookings cannot filter by booking type, so a typed stream has nothing to compare with.
-  if (store && options.bookingType === undefined) {
-    try {
-      out.drift = await checkDrift({ ...deps, store }, runId);
-      totals.requests += out.drift.attempts;
-      totals.retries += out.drift.attempts - 1;
-    } catch (err) {
-      deps.logger.warn({ err: coerceError(err) }, "drift check failed; the sync itself is not affected");
-    }
+  if (!store || options.bookingType !== undefined) return out;
+  try {
+    out.drift = await checkDrift({ ...deps, store }, runId);
+    totals.requests += out.drift.attempts;
+    totals.retries += out.drift.attempts - 1;
+  } catch (err) {
+    deps.logger.warn({ err: coerceError(err) }, "drift check failed; the sync itself is not affected");
+    return out;
+  }
+  try {
+    out.repair = await repairAfter({ ...deps, store }, options, out.drift.sourceTotal, totals);
+  } catch (err) {
+    out.error = wrapError("repair", err);
   }
   return out;
 }
 
+/**
+ * Repairs the mirror when the source holds more than it accounts for. Leaving the budget spent
+ * with bookings still missing fails the run (the next one goes on); a shortfall no page explains
+ * (a total that counts what the source does not serve) is only reported.
+ */
+async function repairAfter(
+  deps: ListDeps<FullSyncStore>,
+  options: SyncOptions,
+  sourceTotal: number,
+  totals: WalkTotals,
+): Promise<RepairReport> {
+  const repairCounters = zeroCounters();
+  const report = await repairMirror(deps, { pageSize: options.pageSize, sourceTotal }, repairCounters);
+  for (const k of COUNTERS) totals[k] += repairCounters[k];
+  const fields = { gaps: report.gaps, repaired: report.repaired, shortfall: report.shortfall };
+  if (report.end === "budget")
+    throw new Error(
+      `the mirror still lacks ${report.shortfall} bookings the source serves after repairing ${report.gaps} gaps (${report.repaired} bookings) this run; the next run goes on`,
+    );
+  if (report.end === "unplaced")
+    deps.logger.warn(
+      fields,
+      "the source's total counts more bookings than its pages serve where the mirror falls short; nothing more to read",
+    );
+  else if (report.end === "repaired")
+    deps.logger.warn(fields, "repair: the mirror lacked bookings the source serves; stored them");
+  return report;
+}
+
 function listPorts(store: SyncStore): FullSyncStore | undefined {
   const s = store as Partial<FullSyncStore>;
-  const has = [s.commitDetailBatch, s.bookingsNeedingDetails, s.readProgress, s.countBookings, s.recordDrift];
+  const has = [
+    s.commitDetailBatch,
+    s.bookingsNeedingDetails,
+    s.readProgress,
+    s.countBookings,
+    s.recordDrift,
+    s.countAccounted,
+    s.absentIds,
+  ];
   return has.every((f) => typeof f === "function") ? (store as FullSyncStore) : undefined;
 }
 
@@ -190,6 +240,7 @@ function logRun(logger: SyncDeps["logger"], r: SyncReport): void {
       ? { detailsFound: r.details.found, detailsWanted: r.details.wanted, detailsEnd: r.details.end }
       : {}),
     ...(r.drift ? { sourceTotal: r.drift.sourceTotal, localTotal: r.drift.localTotal } : {}),
+    ...(r.repair?.gaps ? { gapsFound: r.repair.gaps, repaired: r.repair.repaired } : {}),
   };
   if (r.status === "success") logger.info(fields, "sync finished");
   else if (r.status === "aborted")

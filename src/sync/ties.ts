@@ -14,6 +14,7 @@
 import type { DetailStore, ListDeps } from "./detail-ports.js";
 import { storeListPage, walkList } from "./list-walk.js";
 import type { BookingType, ListPage, RunCounters } from "./ports.js";
+import { bisect, timeAt } from "./positions.js";
 import type { TieRead } from "./walk.js";
 
 /** Pages of one run read at most: 100,000 bookings sharing one millisecond, at 100 a page. */
@@ -124,9 +125,6 @@ function field(raw: unknown, key: string): unknown {
   return typeof raw === "object" && raw !== null ? (raw as Record<string, unknown>)[key] : undefined;
 }
 
-/** Probes of positions below one whose createdAt cannot be read, before it counts as "at or before". */
-const NULL_PROBES = 3;
-
 /**
  * The list position (0-based, newest first) of the newest booking created at or before `at`, by
  * binary search over pages of one booking, and the list's total; null when the list is empty. A
@@ -139,33 +137,13 @@ async function locate(
   counters: Pick<RunCounters, "pages" | "requests" | "retries">,
 ): Promise<{ position: number; total: number } | null> {
   let total = 0;
-  const createdAtOf = async (position: number): Promise<string | null | undefined> => {
-    const page = await deps.api.listBookings({ page: position + 1, pageSize: 1 }, deps.signal);
-    counters.pages++;
-    counters.requests += page.attempts;
-    counters.retries += page.attempts - 1;
-    total = page.total;
-    return page.records[0]?.createdAt;
-  };
-  /** Whether the booking at `position` is at or before `at`; past the end counts as yes. */
-  const atOrBefore = async (position: number): Promise<boolean> => {
-    for (let p = position; p <= position + NULL_PROBES && p < Math.max(total, position + 1); p++) {
-      const t = await createdAtOf(p);
-      if (t === undefined) return true;
-      if (t !== null) return t <= at;
-    }
-    return true;
+  const atOrBefore = async (position: number) => {
+    const seen = await timeAt(deps, position, counters);
+    total = seen.total;
+    return seen.createdAt === undefined || seen.createdAt === null || seen.createdAt <= at;
   };
   if (await atOrBefore(0)) return total === 0 ? null : { position: 0, total };
-  let lo = 1;
-  let hi = total;
-  while (lo < hi) {
-    const mid = Math.floor((lo + hi) / 2);
-    if (await atOrBefore(mid)) hi = mid;
-    else lo = mid + 1;
-    // Never past the end: the list may have shrunk meanwhile.
-    hi = Math.min(hi, total);
-    lo = Math.min(lo, hi);
-  }
-  return { position: lo, total };
+  // Never past the end: the list may have shrunk meanwhile.
+  const position = await bisect(0, total, atOrBefore);
+  return { position: Math.min(position, total), total };
 }

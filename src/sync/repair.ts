@@ -1,0 +1,105 @@
+/**
+ * The mirror repairs itself. After a complete pass, when the source's total exceeds what the mirror
+ * accounts for, the gap is found by position instead of by a full re-read: at the k-th newest
+ * booking of list-bookings (a page of one), the mirror should account for k + 1 bookings created
+ * at or after its time. The deficit `(k + 1) - accounted(≥ t_k)` is 0 or less above every gap and
+ * positive below one, so a binary search finds where the mirror first falls short in about
+ * log2(N) small requests; the pages from there are read until one holds nothing the mirror lacks.
+ *
+ * Bookings the source deleted but the mirror still holds only lower the deficit below them: the
+ * search still ends where it rises, at a booking the mirror lacks. A deletion and a gap that cancel
+ * exactly leave the totals equal and are out of reach here; `reconcile` compares by id.
+ */
+import type { DetailStore, ListDeps } from "./detail-ports.js";
+import { storeListPage, walkList } from "./list-walk.js";
+import type { RunCounters } from "./ports.js";
+import { bisect, timeAt } from "./positions.js";
+
+/** What the repair needs from the store: the detail writes and two counts. */
+export interface RepairStore extends Pick<DetailStore, "commitDetailBatch"> {
+  /** Bookings the mirror accounts for (rows not marked missing, quarantined ids), created since a time. */
+  countAccounted(since?: string | null): number;
+  /** Which of `ids` the mirror has no row for. */
+  absentIds(ids: readonly string[]): string[];
+}
+
+export interface RepairOptions {
+  /** Bookings per page when reading a gap, 1–100. */
+  pageSize: number;
+  /** The source's total, when a drift check has just read it (saves a request). */
+  sourceTotal?: number | undefined;
+  /** Requests one repair may make; default 400. */
+  maxRequests?: number | undefined;
+}
+
+/** How a repair ended: nothing missing, gaps filled, out of budget, or a shortfall it cannot place. */
+export type RepairEnd = "clean" | "repaired" | "budget" | "unplaced";
+
+export interface RepairReport {
+  end: RepairEnd;
+  /** Gaps found and read. */
+  gaps: number;
+  /** Bookings the repair added to the mirror. */
+  repaired: number;
+  /** How many bookings the source holds beyond what the mirror accounts for, at the end. */
+  shortfall: number;
+}
+
+/** Finds and fills gaps until none is left, the budget is spent, or a shortfall cannot be placed. */
+export async function repairMirror(
+  deps: ListDeps<RepairStore>,
+  options: RepairOptions,
+  counters: RunCounters,
+): Promise<RepairReport> {
+  const { store, logger } = deps;
+  const startRequests = counters.requests;
+  const budget = options.maxRequests ?? 400;
+  const report: RepairReport = { end: "clean", gaps: 0, repaired: 0, shortfall: 0 };
+  let total = options.sourceTotal ?? (await timeAt(deps, 0, counters)).total;
+  for (;;) {
+    report.shortfall = total - store.countAccounted();
+    if (report.shortfall <= 0) return report;
+    if (counters.requests - startRequests >= budget) return { ...report, end: "budget" };
+    const deficit = async (position: number) => {
+      const seen = await timeAt(deps, position, counters);
+      total = seen.total;
+      if (seen.createdAt === undefined) return true; // past the end: the list shrank, look higher
+      if (seen.createdAt === null) return false;
+      return position + 1 - store.countAccounted(seen.createdAt) > 0;
+    };
+    if (!(await deficit(total - 1))) return { ...report, end: "unplaced" };
+    const position = await bisect(-1, total - 1, deficit);
+    const inserted = await readGap(deps, position, options.pageSize, counters);
+    if (inserted === 0) return { ...report, end: "unplaced" };
+    report.gaps++;
+    report.repaired += inserted;
+    report.end = "repaired";
+    logger.info({ position, repaired: inserted }, "repair: stored bookings the mirror lacked");
+  }
+}
+
+/** Reads pages from the one holding `position` while they hold bookings the mirror lacks. */
+async function readGap(
+  deps: ListDeps<RepairStore>,
+  position: number,
+  pageSize: number,
+  counters: RunCounters,
+): Promise<number> {
+  const before = counters.inserted;
+  await walkList(
+    deps,
+    {
+      pageSize,
+      from: { covered: position - (position % pageSize), total: null },
+      judge(page) {
+        const ids = page.records.flatMap((r) => (r.ok ? [r.id] : []));
+        return deps.store.absentIds(ids).length === 0;
+      },
+      onPage(page) {
+        storeListPage(deps, page, {}, counters);
+      },
+    },
+    counters,
+  );
+  return counters.inserted - before;
+}
