@@ -45,6 +45,8 @@ export interface Store extends SyncStore {
    * deletes them); returns how many were newly marked.
    */
   markUnlisted(scope: UnlistedScope): number;
+  /** The distinct createdAt of the bookings `markUnlisted` would mark, newest first, at most `limit`. */
+  unlistedTimes(scope: UnlistedScope, limit: number): string[];
   /** The stream's checkpoint and stored progress (any JSON value), both null when never written. */
   readProgress<T>(stream: string): { checkpoint: string | null; progress: T | null };
   /** Records a drift check's totals on a run. */

@@ -15,7 +15,7 @@ import { feedWriter } from "./feed-writes.js";
 import type { Store } from "./index.js";
 import { applyPragmas } from "./pragmas.js";
 import { reads } from "./reads.js";
-import { unlistedMarker } from "./reconcile-writes.js";
+import { unlistedMarker, unlistedTimes } from "./reconcile-writes.js";
 import { runs } from "./runs.js";
 import * as schema from "./schema.js";
 import { stateWriter } from "./state.js";
@@ -109,6 +109,7 @@ function assemble(
   const feed = lazy(() => feedWriter(db, state()));
   const detail = lazy(() => detailWriter(db, state()));
   const unlisted = lazy(() => unlistedMarker(db));
+  const unlistedAt = lazy(() => unlistedTimes(db));
   const run = lazy(() => runs(db, orm));
   const read = lazy(() => reads(db, orm));
   let thread: WriterThread | undefined;
@@ -130,6 +131,7 @@ function assemble(
       : {}),
     commitDetailBatch: (batch) => detail()(batch),
     markUnlisted: (scope) => unlisted()(scope),
+    unlistedTimes: (scope, limit) => unlistedAt()(scope, limit),
     readStream: (stream) => read().readStream(stream),
     readProgress: <T>(stream: string) => read().readProgress<T>(stream),
     countBookings: (filter) => read().countBookings(filter),

@@ -20,7 +20,8 @@ export function unlistedMarker(db: Database.Database): (scope: UnlistedScope) =>
     WHERE missing_since IS NULL AND listed_by_run IS NOT @runId
       AND first_seen_at < @startedAt AND created_at < @startedAt
       AND (@since IS NULL OR created_at >= @since)
-      AND (@platform IS NULL OR source_platform = @platform)`);
+      AND (@platform IS NULL OR source_platform = @platform)
+      AND (@verifiedFrom IS NULL OR created_at >= @verifiedFrom)`);
   return (s) =>
     mark.run({
       runId: s.runId,
@@ -28,5 +29,28 @@ export function unlistedMarker(db: Database.Database): (scope: UnlistedScope) =>
       at: s.at,
       since: s.since ?? null,
       platform: s.sourcePlatform ?? null,
+      verifiedFrom: s.verifiedFrom ?? null,
     }).changes;
+}
+
+/**
+ * Prepares `unlistedTimes`: the distinct createdAt of the bookings `markUnlisted` would mark,
+ * newest first, at most `limit`, so each can be looked up again before anything is marked.
+ */
+export function unlistedTimes(db: Database.Database): (scope: UnlistedScope, limit: number) => string[] {
+  const times = db.prepare(`
+    SELECT DISTINCT created_at FROM bookings
+    WHERE missing_since IS NULL AND listed_by_run IS NOT @runId
+      AND first_seen_at < @startedAt AND created_at < @startedAt
+      AND (@since IS NULL OR created_at >= @since)
+      AND (@platform IS NULL OR source_platform = @platform)
+    ORDER BY created_at DESC LIMIT @limit`);
+  return (s, limit) =>
+    times.pluck().all({
+      runId: s.runId,
+      startedAt: s.startedAt,
+      since: s.since ?? null,
+      platform: s.sourcePlatform ?? null,
+      limit,
+    }) as string[];
 }

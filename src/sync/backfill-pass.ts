@@ -6,6 +6,7 @@
 import { coerceError } from "../errors.js";
 import { addRead, countPages, type PageRun, pagesFor, pagesRead, spanSize, uncovered } from "./coverage.js";
 import type { BackfillStore, DetailPipe, ListDeps } from "./detail-ports.js";
+import { shapeProblem } from "./list-checks.js";
 import { pipeListPage, storeListPage } from "./list-walk.js";
 import { runPool } from "./pool.js";
 import type { RunCounters } from "./ports.js";
@@ -171,6 +172,8 @@ async function readPage(
   totals.pages++;
   totals.requests += res.attempts;
   totals.retries += res.attempts - 1;
+  const problem = shapeProblem({ page, pageSize }, res);
+  if (problem !== null) throw new Error(`backfill: ${problem}; stopping before it is stored as read`);
   state.baseTotal ??= res.total;
   if (state.lastTotal !== null && res.total < state.lastTotal) {
     deps.logger.warn(

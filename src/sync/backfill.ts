@@ -13,6 +13,7 @@ import { type BackfillProgressEvent, type BackfillState, type PassTotals, readAl
 import { runLogFields, zeroCounters } from "./counters.js";
 import type { BackfillStore, ListDeps } from "./detail-ports.js";
 import type { RunStatus } from "./ports.js";
+import { type RepairReport, repairMirror } from "./repair.js";
 
 export type { BackfillProgressEvent, BackfillState } from "./backfill-pass.js";
 
@@ -84,6 +85,7 @@ export async function runBackfill(
   const totals: PassTotals = { ...zeroCounters(), rounds: 0, rereadPages: 0 };
   let status: BackfillReport["status"] = "success";
   let error: Error | undefined;
+  let repair: RepairReport | undefined;
   try {
     await readAll(
       deps,
@@ -96,7 +98,23 @@ export async function runBackfill(
       },
       totals,
     );
-    if (!filtered) setFeedCheckpoints(deps, state.startedAt);
+    if (!filtered) {
+      repair = await repairMirror(
+        deps,
+        { pageSize: state.pageSize, sourceTotal: state.lastTotal ?? undefined },
+        totals,
+      );
+      if (repair.end === "budget")
+        throw new Error(
+          `backfill: the mirror still lacks ${repair.shortfall} bookings the source serves after repairing ${repair.gaps} gaps; run it again to go on`,
+        );
+      if (repair.gaps > 0)
+        logger.warn(
+          { gaps: repair.gaps, repaired: repair.repaired },
+          "backfill: pages shifted or repeated under the pass; the repair found and stored what they hid",
+        );
+      setFeedCheckpoints(deps, state.startedAt);
+    }
     saveProgress(deps, stream, null);
   } catch (err) {
     error = coerceError(err);
@@ -110,6 +128,8 @@ export async function runBackfill(
     finishedAt: finished.toISOString(),
     checkpointAfter,
     error: error?.message ?? null,
+    gapsFound: repair?.gaps,
+    repaired: repair?.repaired,
   });
   const report: BackfillReport = {
     ...totals,

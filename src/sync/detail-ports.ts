@@ -50,7 +50,10 @@ export interface DetailPipe {
 }
 
 /** What a backfill needs: the detail writes plus the feed streams whose checkpoints it sets. */
-export interface BackfillStore extends DetailStore, Pick<SyncStore, "readStream" | "commitFeedBatch"> {
+export interface BackfillStore
+  extends DetailStore,
+    Pick<SyncStore, "readStream" | "commitFeedBatch">,
+    Pick<RepairStore, "countAccounted" | "absentIds"> {
   /** Optional: a writer thread for detail batches; when present the backfill stores through it. */
   detailPipe?(): DetailPipe;
 }
@@ -67,12 +70,24 @@ export interface UnlistedScope {
   since?: string | null | undefined;
   /** Only bookings of this source platform, when the pass was filtered by it; default all. */
   sourcePlatform?: string | undefined;
+  /** Only bookings created at or after this time (ISO): the ones looked up again; default all. */
+  verifiedFrom?: string | undefined;
 }
 
 /** What a reconcile needs: the detail writes plus marking the bookings the pass did not see. */
 export interface ReconcileStore extends DetailStore {
   /** Sets `missing_since` on bookings in scope the run did not list; returns how many were newly marked. */
   markUnlisted(scope: UnlistedScope): number;
+  /** The distinct createdAt of the bookings `markUnlisted` would mark, newest first, at most `limit`. */
+  unlistedTimes(scope: UnlistedScope, limit: number): string[];
+}
+
+/** What the repair needs: the detail writes and two counts. */
+export interface RepairStore extends Pick<DetailStore, "commitDetailBatch"> {
+  /** Bookings the mirror accounts for (rows not marked missing, quarantined ids), created since a time. */
+  countAccounted(since?: string | null): number;
+  /** Which of `ids` the mirror has no row for. */
+  absentIds(ids: readonly string[]): string[];
 }
 
 /** What the drift check needs. */

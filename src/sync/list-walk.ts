@@ -4,6 +4,7 @@
  * reconcile; the caller stores each page and says when the walk has gone far enough.
  */
 import type { DetailBatch, DetailPipe, DetailStore, ListDeps } from "./detail-ports.js";
+import { type PageSeen, pageSeen, sequenceProblem } from "./list-checks.js";
 import { applyRead, atEnd, type ListPosition, type ListStep, pageFor, START } from "./list-position.js";
 import type { ListPage, RunCounters, UpsertCounts } from "./ports.js";
 
@@ -66,6 +67,8 @@ export async function walkList(
   let position = options.from ?? START;
   let reads = 0;
   let stalls = 0;
+  let before: PageSeen | undefined;
+  let again = false;
   let current = request(deps, options, pageFor(position, options.pageSize));
   let pending: Pending | undefined = current;
   try {
@@ -76,6 +79,18 @@ export async function walkList(
       counters.pages++;
       counters.requests += page.attempts;
       counters.retries += page.attempts - 1;
+      const problem = sequenceProblem({ page: current.number, pageSize: options.pageSize }, page, before);
+      if (problem !== null) {
+        // Once may be a moment of the source's; twice, nothing can be judged from its pages.
+        if (again) throw new Error(`${problem}; stopping before anything is judged from it`);
+        deps.logger.warn({ problem }, "list-bookings answered a page that makes no sense; reading it again");
+        again = true;
+        current = request(deps, options, current.number);
+        pending = current;
+        continue;
+      }
+      again = false;
+      before = pageSeen(page, current.number);
       const step = applyRead(position, {
         page: current.number,
         pageSize: options.pageSize,

@@ -9,9 +9,10 @@
  */
 import { coerceError, isAbortError } from "../errors.js";
 import { runLogFields, zeroCounters } from "./counters.js";
-import type { ListDeps, ReconcileStore } from "./detail-ports.js";
+import type { ListDeps, ReconcileStore, UnlistedScope } from "./detail-ports.js";
 import { storeListPage, walkList } from "./list-walk.js";
 import type { ListPage, RunCounters, RunStatus } from "./ports.js";
+import { readTieRun } from "./ties.js";
 
 export interface ReconcileOptions {
   /** Judge only bookings created at or after this time (ISO); null re-reads the whole list. */
@@ -68,7 +69,9 @@ export async function runReconcile(
       },
       totals,
     );
-    missing = store.markUnlisted({ runId, startedAt, at: clock.now().toISOString(), since });
+    const scope = { runId, startedAt, at: clock.now().toISOString(), since };
+    const verifiedFrom = await lookAgain(deps, scope, options.pageSize ?? 100, totals);
+    missing = store.markUnlisted({ ...scope, verifiedFrom });
   } catch (err) {
     error = coerceError(err);
     status = deps.signal.aborted && isAbortError(err) ? "aborted" : "failed";
@@ -94,6 +97,36 @@ export async function runReconcile(
   };
   logRun(deps.logger, report);
   return report;
+}
+
+/** Distinct times of unlisted bookings looked up again per run; the rest wait for the next one. */
+const LOOK_AGAIN_TIMES = 50;
+
+/**
+ * Looks up again, by position (ties.ts), every booking the pass did not list, before any is marked
+ * missing: a page that shifted under the walk (a delete and an insert that kept the total) hides a
+ * booking the source still serves. Found ones are stored as listed. Returns the oldest createdAt
+ * looked up when there were more than one run may look up (only newer ones may then be marked).
+ */
+async function lookAgain(
+  deps: ListDeps<ReconcileStore>,
+  scope: UnlistedScope,
+  pageSize: number,
+  totals: RunCounters,
+): Promise<string | undefined> {
+  const times = deps.store.unlistedTimes(scope, LOOK_AGAIN_TIMES + 1);
+  const checked = times.slice(0, LOOK_AGAIN_TIMES);
+  for (const at of checked) {
+    const read = await readTieRun(deps, { from: at, to: at }, { pageSize, listedBy: scope.runId }, totals);
+    if (!read.complete)
+      throw new Error(`reconcile: could not look up again the bookings at ${at}: ${read.why}`);
+  }
+  if (times.length <= LOOK_AGAIN_TIMES) return undefined;
+  deps.logger.info(
+    { lookedUp: checked.length, from: checked.at(-1) },
+    "reconcile: more bookings look missing than one run looks up again; older ones are judged next run",
+  );
+  return checked.at(-1);
 }
 
 function oldestOf(page: ListPage): string | null {

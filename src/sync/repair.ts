@@ -10,18 +10,10 @@
  * search still ends where it rises, at a booking the mirror lacks. A deletion and a gap that cancel
  * exactly leave the totals equal and are out of reach here; `reconcile` compares by id.
  */
-import type { DetailStore, ListDeps } from "./detail-ports.js";
+import type { ListDeps, RepairStore } from "./detail-ports.js";
 import { storeListPage, walkList } from "./list-walk.js";
 import type { RunCounters } from "./ports.js";
 import { bisect, timeAt } from "./positions.js";
-
-/** What the repair needs from the store: the detail writes and two counts. */
-export interface RepairStore extends Pick<DetailStore, "commitDetailBatch"> {
-  /** Bookings the mirror accounts for (rows not marked missing, quarantined ids), created since a time. */
-  countAccounted(since?: string | null): number;
-  /** Which of `ids` the mirror has no row for. */
-  absentIds(ids: readonly string[]): string[];
-}
 
 export interface RepairOptions {
   /** Bookings per page when reading a gap, 1–100. */

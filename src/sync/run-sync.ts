@@ -5,11 +5,11 @@
  */
 import { coerceError, isAbortError, wrapError } from "../errors.js";
 import { runLogFields, zeroCounters } from "./counters.js";
-import type { DetailStore, DriftStore, ListDeps } from "./detail-ports.js";
+import type { DetailStore, DriftStore, ListDeps, RepairStore } from "./detail-ports.js";
 import { type DetailsReport, emptyDetailsReport, fillDetails } from "./details.js";
 import { checkDrift, type Drift } from "./drift.js";
 import type { BookingType, RunStatus, SyncDeps, SyncStore } from "./ports.js";
-import { type RepairReport, type RepairStore, repairMirror } from "./repair.js";
+import { type RepairReport, repairMirror } from "./repair.js";
 import { readTieRun } from "./ties.js";
 import { emptyTotals, streamName, syncStream, type WalkOptions, type WalkTotals } from "./walk.js";
 

@@ -27,6 +27,8 @@ export interface TieOptions {
   bookingType?: BookingType | undefined;
   /** Pages to read at most, the search's excluded; default TIE_MAX_PAGES. */
   maxPages?: number | undefined;
+  /** The reconcile run the bookings read are listed by (detail-ports.ts `listedBy`). */
+  listedBy?: number | undefined;
 }
 
 /**
@@ -89,7 +91,12 @@ export async function readTieRun(
           return true;
         },
         onPage(page) {
-          storeListPage(deps, { ...page, records: page.records.filter(inRun) }, {}, counters);
+          storeListPage(
+            deps,
+            { ...page, records: page.records.filter(inRun) },
+            { listedBy: options.listedBy },
+            counters,
+          );
         },
       },
       counters,

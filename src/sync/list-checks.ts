@@ -1,0 +1,61 @@
+/**
+ * What a list-bookings page must look like before anything is judged from it, as pure functions.
+ * A page longer than asked, or numbered other than asked, means the source pages differently from
+ * what the walk counts on. Between consecutive pages, inserts at the top push at most as many
+ * bookings from one page onto the next as the total grew, and the list stays in creation order;
+ * more repeats than that, or a page newer than the one before, means a page repeated or shifted.
+ */
+import type { ListPage } from "./ports.js";
+
+/** What the walk keeps of the page it read before. */
+export interface PageSeen {
+  /** The 1-based page number. */
+  page: number;
+  total: number;
+  ids: ReadonlySet<string>;
+  /** The oldest createdAt on it (UTC, milliseconds), null when none was readable. */
+  oldest: string | null;
+}
+
+/** The page as the next check needs it. */
+export function pageSeen(page: ListPage, number: number): PageSeen {
+  const ids = new Set<string>();
+  let oldest: string | null = null;
+  for (const r of page.records) {
+    if (r.id !== null) ids.add(r.id);
+    if (r.createdAt !== null && (oldest === null || r.createdAt < oldest)) oldest = r.createdAt;
+  }
+  return { page: number, total: page.total, ids, oldest };
+}
+
+/** What is wrong with a page on its own: one line, or null. */
+export function shapeProblem(asked: { page: number; pageSize: number }, page: ListPage): string | null {
+  if (page.records.length > asked.pageSize)
+    return `list-bookings page ${asked.page} held ${page.records.length} bookings, more than the ${asked.pageSize} asked (the source ignores pageSize)`;
+  if (page.page !== asked.page)
+    return `list-bookings answered page ${page.page} when asked for page ${asked.page}`;
+  return null;
+}
+
+/** What is wrong with a page against the one read before it: one line, or null. */
+export function sequenceProblem(
+  asked: { page: number; pageSize: number },
+  page: ListPage,
+  before: PageSeen | undefined,
+): string | null {
+  const shape = shapeProblem(asked, page);
+  if (shape !== null || before === undefined || before.page !== asked.page - 1 || page.total < before.total)
+    return shape;
+  let repeats = 0;
+  let newest: string | null = null;
+  for (const r of page.records) {
+    if (r.id !== null && before.ids.has(r.id)) repeats++;
+    if (r.createdAt !== null && (newest === null || r.createdAt > newest)) newest = r.createdAt;
+  }
+  const grew = page.total - before.total;
+  if (repeats > grew)
+    return `list-bookings page ${asked.page} repeats ${repeats} bookings of page ${before.page} while the total grew by ${grew}`;
+  if (newest !== null && before.oldest !== null && newest > before.oldest)
+    return `list-bookings page ${asked.page} holds bookings newer than page ${before.page} ends with (${newest} after ${before.oldest}): its pages are not in creation order`;
+  return null;
+}
