@@ -132,13 +132,17 @@ describe("metrics", () => {
     expect((await scrape(closed)).get("booking_sync_checkpoint_lag_seconds")?.samples).toEqual([]);
   });
 
-  it("reports drift, skipped ticks, and keeps registries apart", async () => {
+  it("reports drift, repairs, skipped ticks, and keeps registries apart", async () => {
     const a = createMetrics({ processMetrics: false });
     const b = createMetrics({ processMetrics: false });
     a.recordDrift({ sourceTotal: 1000, localTotal: 990 });
     a.recordSkippedTick();
     a.recordSkippedTick();
+    a.recordRepair({ gaps: 2, repaired: 37 });
+    a.recordRepair({ gaps: 0, repaired: 0 });
     const fa = await scrape(a);
+    expect(sampleValue(fa, "booking_sync_gaps_found_total")).toBe(2);
+    expect(sampleValue(fa, "booking_sync_bookings_repaired_total")).toBe(37);
     expect(sampleValue(fa, "booking_sync_drift_bookings")).toBe(10);
     expect(sampleValue(fa, "booking_sync_source_bookings")).toBe(1000);
     expect(sampleValue(fa, "booking_sync_local_bookings")).toBe(990);

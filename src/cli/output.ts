@@ -19,7 +19,8 @@ export function syncSummary(r: SyncReport): string {
     ` · ${plural(r.pages, "page")}, ${plural(r.requests, "request")}${retries} · ${seconds(r.durationMs)}` +
     ` · checkpoint ${r.checkpointAfter ?? "none"}` +
     (r.details ? ` · ${detailsPart(r.details)}` : "") +
-    (r.drift ? ` · source ${r.drift.sourceTotal} / mirror ${r.drift.localTotal}` : "")
+    (r.drift ? ` · source ${r.drift.sourceTotal} / mirror ${r.drift.localTotal}` : "") +
+    (r.repair?.gaps ? ` · repaired ${r.repair.repaired} in ${plural(r.repair.gaps, "gap")}` : "")
   );
 }
 

@@ -64,6 +64,8 @@ export interface Metrics {
   recordSkippedTick(): void;
   /** The source's total (list-bookings `pagination.total`) against the local row count. */
   recordDrift(totals: { sourceTotal: number; localTotal: number }): void;
+  /** What a repair did: gaps found in the mirror, and the bookings stored to fill them. */
+  recordRepair(repair: { gaps: number; repaired: number }): void;
 }
 
 const RUN_SECONDS_BUCKETS = [0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 900, 1800];
@@ -105,6 +107,10 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       m.sourceTotal.set(totals.sourceTotal);
       m.localTotal.set(totals.localTotal);
       m.drift.set(totals.sourceTotal - totals.localTotal);
+    },
+    recordRepair(repair) {
+      m.gapsFound.inc(repair.gaps);
+      m.repaired.inc(repair.repaired);
     },
   };
 }
@@ -198,6 +204,16 @@ function defineMetrics(registry: Registry, lags: () => Record<string, number>) {
     drift: new Gauge({
       name: name("drift_bookings"),
       help: "Source total minus local count at the last check; positive means the mirror is missing bookings.",
+      registers,
+    }),
+    gapsFound: new Counter({
+      name: name("gaps_found_total"),
+      help: "Gaps the repair found by position in the mirror: bookings a pass had missed.",
+      registers,
+    }),
+    repaired: new Counter({
+      name: name("bookings_repaired_total"),
+      help: "Bookings the repair stored to fill those gaps.",
       registers,
     }),
   };

@@ -17,7 +17,7 @@ import type { RunReason } from "./scheduler.js";
 export interface RunnerOptions {
   app: App;
   health: Pick<Health, "recordSuccess" | "recordFailure">;
-  metrics: Pick<Metrics, "recordRun" | "recordDrift">;
+  metrics: Pick<Metrics, "recordRun" | "recordDrift" | "recordRepair">;
   /** What every sync run does (the `sync` command's options, details included). */
   sync: SyncOptions;
   /** Bookings per list-bookings request of a reconcile run, 1–100. */
@@ -105,6 +105,7 @@ export function createRunner(options: RunnerOptions): Runner {
   const recordSync = (report: SyncReport): RunOutcome => {
     metrics.recordRun(report, "sync");
     if (report.drift) metrics.recordDrift(report.drift);
+    if (report.repair) metrics.recordRepair(report.repair);
     const at = new Date(report.finishedAt);
     if (report.status === "success") {
       health.recordSuccess(at);

@@ -1,0 +1,46 @@
+import { describe, expect, it } from "vitest";
+import { pageSeen, sequenceProblem } from "../src/sync/list-checks.js";
+import type { ListPage } from "../src/sync/ports.js";
+
+const T = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s)).toISOString();
+/** A list page of bookings `b<second>` created at those seconds, newest first. */
+const page = (number: number, total: number, secs: number[]): ListPage => ({
+  records: secs.map((s) => ({ ok: false, id: `b${s}`, createdAt: T(s), reason: "", raw: null })),
+  page: number,
+  pageSize: 3,
+  total,
+  totalPages: Math.ceil(total / 3),
+  attempts: 1,
+});
+
+describe("list page checks", () => {
+  const p1 = pageSeen(page(1, 9, [9, 8, 7]), 1);
+  const cases: Array<[string, ListPage, string | null]> = [
+    ["the next page of an unchanged list is fine", page(2, 9, [6, 5, 4]), null],
+    ["one repeat after one insert at the top is fine", page(2, 10, [7, 6, 5]), null],
+    [
+      "a page longer than asked",
+      page(2, 9, [6, 5, 4, 3]),
+      "list-bookings page 2 held 4 bookings, more than the 3 asked (the source ignores pageSize)",
+    ],
+    [
+      "a page numbered other than asked",
+      page(1, 9, [6, 5, 4]),
+      "list-bookings answered page 1 when asked for page 2",
+    ],
+    [
+      "page 2 repeating page 1",
+      page(2, 9, [9, 8, 7]),
+      "list-bookings page 2 repeats 3 bookings of page 1 while the total grew by 0",
+    ],
+    [
+      "a page newer than the one before it",
+      page(2, 9, [10, 5, 4]),
+      `list-bookings page 2 holds bookings newer than page 1 ends with (${T(10)} after ${T(7)}): its pages are not in creation order`,
+    ],
+    ["after the total dropped, only the shape is judged (the walk steps back)", page(2, 8, [9, 8, 7]), null],
+  ];
+  it.each(cases)("%s", (_name, next, problem) =>
+    expect(sequenceProblem({ page: 2, pageSize: 3 }, next, p1)).toBe(problem),
+  );
+});
