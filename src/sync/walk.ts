@@ -135,6 +135,11 @@ async function walk(deps: SyncDeps, options: WalkOptions, start: WalkProgress, t
         current = request(current.upTo, true);
         continue;
       }
+      if (typeof step === "object" && "refused" in step) {
+        // Its progress (a walk starting over) commits with the pages read before it.
+        if (step.restart) buffer.add({ records: [], hasMore: false, attempts: 0 }, { ...progress });
+        throw new Error(step.refused);
+      }
       const done = step === "done";
       if (!done) current = request(progress.upTo);
       // Before the page joins the buffer: its progress is past the run, so it must not commit first.
@@ -176,7 +181,7 @@ function advance(
   page: FeedPage,
   options: WalkOptions,
   logger: SyncDeps["logger"],
-): "done" | "next" | "again" | { from: string; to: string } {
+): "done" | "next" | "again" | { from: string; to: string } | { refused: string; restart: boolean } {
   const records: Timed[] = [];
   for (const r of page.records) if (r.ok) records.push({ id: r.id, at: r.at });
   const step = nextStep({
@@ -195,9 +200,17 @@ function advance(
       logger.warn({ ...where, problem: step.message }, "the feed's answer makes no sense; asking once more");
       return "again";
     }
-    throw new Error(
-      `walk ${options.stream}: ${step.message}; stopped with the checkpoint unmoved (the next run resumes at ${request.upTo ?? "the newest booking"})`,
-    );
+    // A position the source will not confirm is no place to resume from: the next run walks
+    // again from the newest booking down to the same floor, which only re-reads.
+    const restart = !step.retry;
+    if (restart) Object.assign(progress, { upTo: null, anchor: null, fallback: null });
+    const next = restart
+      ? "starts this walk over from the newest booking"
+      : `resumes at ${request.upTo ?? "the newest booking"}`;
+    return {
+      refused: `walk ${options.stream}: ${step.message}; stopped with the checkpoint unmoved (the next run ${next})`,
+      restart,
+    };
   }
   progress.pages++;
   const top = maxOf(records.map((r) => r.at));

@@ -73,6 +73,8 @@ export function cursorFor(upTo: string | null): string | undefined {
 /** Decides what follows a page. Pure: same facts, same step. */
 export function nextStep(f: PageFacts): Step {
   const { records } = f;
+  if (f.count === 0 && f.hasMore)
+    return refuse("the feed answered an empty page that claims more (hasMore: true)", true);
   if (f.anchor !== null && !confirms(records, f.anchor)) {
     if (f.fallback === null)
       return refuse(
@@ -81,10 +83,7 @@ export function nextStep(f: PageFacts): Step {
       );
     return { kind: "fall-back", upTo: f.fallback.at, anchor: f.fallback, missing: f.anchor };
   }
-  if (f.count === 0) {
-    if (f.hasMore) return refuse("the feed answered an empty page that claims more (hasMore: true)", true);
-    return { kind: "done", reason: "end" };
-  }
+  if (f.count === 0) return { kind: "done", reason: "end" };
   const short = f.count < f.limit && !f.hasMore;
   if (records.length === 0) {
     if (short) return { kind: "done", reason: "end" };

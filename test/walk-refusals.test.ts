@@ -1,0 +1,97 @@
+/**
+ * What the walk does when the source answers what it cannot make sense of: it fails the run with a
+ * message naming what the source did, keeps the checkpoint, and the next run completes the mirror.
+ */
+import { describe, expect, it } from "vitest";
+import type { FeedPage, FeedQuery } from "../src/sync/ports.js";
+import { runSync } from "../src/sync/run-sync.js";
+import { fakeFeed, fakeStore, fixedClock, memoryLogger, type SourceBooking } from "./support/fakes.js";
+
+const T0 = Date.UTC(2026, 0, 1);
+const source = (): SourceBooking[] =>
+  Array.from({ length: 40 }, (_, i) => ({ id: `b${i}`, at: T0 + i * 1000 }));
+
+/** Runs one sync over `api` with a fresh logger; the store and clock persist across calls. */
+function world() {
+  const store = fakeStore();
+  const clock = fixedClock(T0 + 3_600_000);
+  return {
+    store,
+    sync: (api: ReturnType<typeof fakeFeed>) =>
+      runSync(
+        { api, store, clock, logger: memoryLogger(), signal: new AbortController().signal },
+        { pageSize: 10, lookbackSeconds: 1 },
+      ),
+  };
+}
+
+describe("the walk refuses what it cannot make sense of", () => {
+  it("a position the source will not confirm twice fails the run and starts the walk over next time", async () => {
+    const data = source();
+    const w = world();
+    const healthy = fakeFeed(() => data, "exclusive");
+    // After the first page, the bookings at its end and the next time up vanish (deleted), then return.
+    let hidden: string[] = [];
+    const flaky = {
+      ...healthy,
+      async fetchRecent(q: FeedQuery): Promise<FeedPage> {
+        const page = await healthy.fetchRecent(q);
+        if (q.cursor === undefined) {
+          hidden = page.records.slice(-2).map((r) => r.id as string);
+          return page;
+        }
+        return { ...page, records: page.records.filter((r) => !hidden.includes(r.id as string)) };
+      },
+    };
+    const failed = await w.sync(flaky as ReturnType<typeof fakeFeed>);
+    expect(failed.status).toBe("failed");
+    expect(failed.error?.message).toMatch(
+      /did not serve again the bookings at .* its previous page ended with/,
+    );
+    expect(failed.error?.message).toMatch(/starts this walk over from the newest booking/);
+    expect(w.store.readStream("feed").checkpoint).toBeNull();
+    expect(w.store.readStream("feed").walk?.upTo).toBeNull();
+    const again = await w.sync(healthy);
+    expect(again.status).toBe("success");
+    expect([...w.store.rows.keys()].sort()).toEqual(data.map((b) => b.id).sort());
+  });
+
+  it("an empty page that claims more, twice, fails the run with the checkpoint unmoved; the next run resumes", async () => {
+    const data = source();
+    const w = world();
+    const healthy = fakeFeed(() => data, "inclusive");
+    let calls = 0;
+    const liar = {
+      ...healthy,
+      async fetchRecent(q: FeedQuery): Promise<FeedPage> {
+        calls++;
+        if (calls === 2 || calls === 3) return { records: [], hasMore: true, attempts: 1 };
+        return healthy.fetchRecent(q);
+      },
+    };
+    const failed = await w.sync(liar as ReturnType<typeof fakeFeed>);
+    expect(failed.status).toBe("failed");
+    expect(failed.error?.message).toMatch(/empty page that claims more/);
+    expect(w.store.readStream("feed").checkpoint).toBeNull();
+    expect(w.store.readStream("feed").walk?.upTo).not.toBeNull();
+    const again = await w.sync(healthy);
+    expect(again.status).toBe("success");
+    expect([...w.store.rows.keys()].sort()).toEqual(data.map((b) => b.id).sort());
+  });
+
+  it("an empty page that claims more, once, is asked again and the run completes", async () => {
+    const data = source();
+    const w = world();
+    const healthy = fakeFeed(() => data, "exclusive");
+    let calls = 0;
+    const once = {
+      ...healthy,
+      async fetchRecent(q: FeedQuery): Promise<FeedPage> {
+        return ++calls === 2 ? { records: [], hasMore: true, attempts: 1 } : healthy.fetchRecent(q);
+      },
+    };
+    const report = await w.sync(once as ReturnType<typeof fakeFeed>);
+    expect(report.status).toBe("success");
+    expect([...w.store.rows.keys()].sort()).toEqual(data.map((b) => b.id).sort());
+  });
+});
