@@ -255,21 +255,21 @@ describe("tie runs longer than a feed page", () => {
     expect(notStored(run)).toEqual([]);
   });
 
-  it("a server whose order within the tie changes between requests is caught; the repair reads the run", async () => {
-    const at = tied(100, 250);
+  /**
+   * The run's pages (not the search's pages of one) numbered in `repeat` come back holding the
+   * page before's bookings, as a server sorting only by createdAt may do between two requests.
+   */
+  const repeating = (...repeat: number[]) => {
     let pages = 0;
-    h = await harness({
-      bookings: 400,
-      createdAtOf: at,
-      // The run's second page comes back holding the first page's bookings, as a server sorting
-      // only by createdAt may do between two requests, and again when it is read once more.
-      wrapApi: onList(async (api, q, s) => {
-        if (q.pageSize === 1) return api.listBookings(q, s);
-        pages++;
-        if (pages !== 2 && pages !== 3) return api.listBookings(q, s);
-        return { ...(await api.listBookings({ ...q, page: q.page - 1 }, s)), page: q.page };
-      }),
+    return onList(async (api, q, s) => {
+      if (q.pageSize === 1 || !repeat.includes(++pages)) return api.listBookings(q, s);
+      return { ...(await api.listBookings({ ...q, page: q.page - 1 }, s)), page: q.page };
     });
+  };
+
+  it("a tie page repeated twice is caught and the run reported; the repair reads the rest", async () => {
+    const at = tied(100, 250);
+    h = await harness({ bookings: 400, createdAtOf: at, wrapApi: repeating(2, 3) });
     const report = await h.sync();
     expect(report.tiesRead).toEqual([]);
     expect(report.tieOverflows).toEqual([runAt(at, 100)]);
@@ -280,15 +280,7 @@ describe("tie runs longer than a feed page", () => {
 
   it("a tie page repeated once is read again, and the run is read whole", async () => {
     const at = tied(100, 250);
-    let pages = 0;
-    h = await harness({
-      bookings: 400,
-      createdAtOf: at,
-      wrapApi: onList(async (api, q, s) => {
-        if (q.pageSize === 1 || ++pages !== 2) return api.listBookings(q, s);
-        return { ...(await api.listBookings({ ...q, page: q.page - 1 }, s)), page: q.page };
-      }),
-    });
+    h = await harness({ bookings: 400, createdAtOf: at, wrapApi: repeating(2) });
     const report = await h.sync();
     expect(report.tiesRead).toEqual([runAt(at, 100)]);
     expect(report.tieOverflows).toEqual([]);
