@@ -37,6 +37,7 @@ export function openApp(config: Config, options: AppOptions = {}): App {
     token: apiToken,
     timeoutMs: config.timeoutMs,
     maxRetries: config.maxRetries,
+    maxBodyBytes: config.maxResponseMb * 1024 * 1024,
     logger,
     onRequest: options.onRequest,
   });

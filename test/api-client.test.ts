@@ -1,6 +1,8 @@
 /**
- * The API client against real HTTP, scripted answer by answer: requests, final failures, abort and secrecy.
+ * The API client against real HTTP, scripted answer by answer: requests, final failures, bodies over
+ * the cap, abort and secrecy.
  */
+import { gzipSync } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
 import { ApiError, isAbortError } from "../src/errors.js";
 import { fullBooking } from "../src/simulator/bookings.js";
@@ -19,6 +21,7 @@ import {
   okFeed,
   raw,
   serve,
+  streamed,
   summary,
   TOKEN,
 } from "./support/scripted-server.js";
@@ -181,6 +184,65 @@ describe("failures that are final", () => {
     const missing = await failure(api.listBookings({ page: 1, pageSize: 10 }));
     expect(missing.message).toMatch(/^list-bookings: .*404 Not Found/);
     expect(srv.hits).toHaveLength(2);
+  });
+});
+
+describe("response bodies over the cap", () => {
+  const MB = 1024 * 1024;
+
+  it.each([
+    ["with", true],
+    ["without", false],
+  ])(
+    "a 300 MB body %s Content-Length fails fast, unretried, reading at most the cap",
+    async (_, contentLength) => {
+      const sent = { bytes: 0 };
+      const srv = await serve(streamed(300 * MB, { contentLength }, sent));
+      const { api, events } = client(srv.baseUrl);
+      const rssBefore = process.memoryUsage().rss;
+      const t0 = performance.now();
+      const err = await failure(api.fetchRecent({ limit: 10 }));
+      expect(performance.now() - t0).toBeLessThan(5_000);
+      // The highest RSS the process ever had: an upper bound on what this request took.
+      const peakGrowth = process.resourceUsage().maxRSS * 1024 - rssBefore;
+      expect(peakGrowth).toBeLessThan(128 * MB);
+      expect(sent.bytes).toBeLessThan(64 * MB);
+      expect(err).toMatchObject({ retryable: false, attempts: 1 });
+      expect(err.message).toBe(
+        "fetch-recent-bookings: response body over 32 MB (SYNC_MAX_RESPONSE_MB); the source sent a larger page than it should",
+      );
+      expect(srv.hits).toHaveLength(1);
+      expect(events).toMatchObject([{ endpoint: "fetch-recent-bookings", outcome: "error", attempt: 1 }]);
+    },
+  );
+
+  it("reads a body of exactly the cap; one byte more fails", async () => {
+    const page = (bytes: number): Answer => {
+      const text = JSON.stringify(feed([summary(1)]));
+      return raw(200, text + " ".repeat(bytes - text.length));
+    };
+    const srv = await serve(page(MB), page(MB + 1));
+    const { api } = client(srv.baseUrl, { maxBodyBytes: MB });
+    const ok = await api.fetchRecent({ limit: 10 });
+    expect(ok.records).toHaveLength(1);
+    const err = await failure(api.fetchRecent({ limit: 10 }));
+    expect(err.message).toMatch(/^fetch-recent-bookings: response body over 1 MB \(SYNC_MAX_RESPONSE_MB\)/);
+    expect(srv.hits).toHaveLength(2);
+  });
+
+  it("counts a compressed body as it is decompressed, whatever its Content-Length says", async () => {
+    const gzipped = gzipSync(Buffer.alloc(8 * MB, " "));
+    const srv = await serve((_req, res) => {
+      res.writeHead(200, {
+        "content-type": "application/json",
+        "content-encoding": "gzip",
+        "content-length": String(gzipped.length),
+      });
+      res.end(gzipped);
+    });
+    const err = await failure(client(srv.baseUrl, { maxBodyBytes: MB }).api.fetchRecent({ limit: 10 }));
+    expect(err).toMatchObject({ retryable: false, attempts: 1 });
+    expect(err.message).toMatch(/response body over 1 MB/);
   });
 });
 

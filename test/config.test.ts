@@ -24,6 +24,7 @@ describe("loadConfig", () => {
       pageSize: 100,
       lookbackSeconds: 600,
       maxRetries: 5,
+      maxResponseMb: 32,
       logLevel: "info",
       details: false,
       schedule: "* * * * *",
@@ -49,6 +50,9 @@ describe("loadConfig", () => {
     ["SYNC_SCHEDULE", "every minute", "a cron expression"],
     ["BOOKING_API_BASE_URL", "ftp://x", "an http(s) URL"],
     ["SYNC_DETAILS", "maybe", "true or false"],
+    ["SYNC_MAX_RESPONSE_MB", "0", "a whole number of MB from 1 to 1024"],
+    ["SYNC_MAX_RESPONSE_MB", "2048", "a whole number of MB from 1 to 1024"],
+    ["SYNC_MAX_RESPONSE_MB", "1.5", "a whole number of MB from 1 to 1024"],
   ])("rejects %s=%s naming the variable, the value and what is accepted", (name, value, accepts) => {
     const err = configError(() => loadConfig({ env: { ...env, [name]: value } }));
     expect(err.message).toContain(name);
@@ -59,6 +63,18 @@ describe("loadConfig", () => {
   it("names the flag when the bad value came from a flag", () => {
     const err = configError(() => loadConfig({ env, flags: { pageSize: "0" } }));
     expect(err.message).toMatch(/^--page-size = "0"/);
+  });
+
+  it("takes the response cap from --max-response-mb over SYNC_MAX_RESPONSE_MB, and says how to fix a bad one", () => {
+    const c = loadConfig({ env: { ...env, SYNC_MAX_RESPONSE_MB: "16" }, flags: { maxResponseMb: "64" } });
+    expect(c.maxResponseMb).toBe(64);
+    expect(loadConfig({ env: { ...env, SYNC_MAX_RESPONSE_MB: "16" } }).maxResponseMb).toBe(16);
+    const err = configError(() => loadConfig({ env, flags: { maxResponseMb: "lots" } }));
+    expect(err.message).toBe(
+      '--max-response-mb = "lots" is not valid: expected a whole number of MB from 1 to 1024',
+    );
+    const fromEnv = configError(() => loadConfig({ env: { ...env, SYNC_MAX_RESPONSE_MB: "0" } }));
+    expect(fromEnv.hint).toBe("fix SYNC_MAX_RESPONSE_MB, or unset it for the default (32)");
   });
 
   it("reads the token from BOOKING_API_TOKEN_FILE, trimmed", () => {

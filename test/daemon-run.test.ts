@@ -13,10 +13,12 @@ import {
   spawnDaemon,
 } from "./support/daemon-process.js";
 import { analyst, type Harness, harness, runCli } from "./support/harness.js";
+import { closeServers, serve, streamed } from "./support/scripted-server.js";
 
 let h: Harness | undefined;
 const daemons: DaemonProcess[] = [];
 afterEach(async () => {
+  closeServers();
   for (const d of daemons.splice(0)) {
     if (d.child.exitCode === null && d.child.signalCode === null) d.child.kill("SIGKILL");
     await d.exited;
@@ -249,6 +251,26 @@ describe("booking-sync run", () => {
     );
     expect(runs(h.dbPath).map((r) => r.status)).toEqual(["failed", "failed", "failed"]);
     expect(d.stdout() + d.stderr()).not.toContain(secret);
+  });
+
+  it("a source that sends a huge body fails each sync fast and the daemon runs on, recording failed runs", async () => {
+    h = await harness({ bookings: 1 });
+    const source = await serve(streamed(300 * 1024 * 1024, { contentLength: false }));
+    const { d, url } = await daemon({
+      BOOKING_API_BASE_URL: source.baseUrl,
+      SYNC_SCHEDULE: EVERY_SECOND,
+      SYNC_MAX_RESPONSE_MB: "1",
+    });
+    const [first] = await d.waitForLogs(failed, 2, "two failed syncs");
+    expect(first?.msg).toBe(
+      "sync failed: fetch-recent-bookings: response body over 1 MB (SYNC_MAX_RESPONSE_MB); the source sent a larger page than it should",
+    );
+    expect((await http(`${url}/healthz`)).status).toBe(200);
+    expect((await terminate(d)).code).toBe(0);
+    const failedRuns = runs(h.dbPath).filter((r) => r.status === "failed");
+    expect(failedRuns.length).toBeGreaterThanOrEqual(2);
+    // One request per run: a body over the cap is not retried.
+    expect(source.hits.length).toBeLessThanOrEqual(runs(h.dbPath).length);
   });
 
   it("RECONCILE_SCHEDULE runs reconcile passes beside the syncs, counted by kind", async () => {

@@ -60,7 +60,15 @@ export interface ApiClientOptions {
   logger?: Logger | undefined;
   /** User-Agent header (default `booking-sync/<package version>`). */
   userAgent?: string | undefined;
+  /**
+   * Largest response body read, in bytes (default 32 MiB, `DEFAULT_MAX_BODY_BYTES`). A larger one
+   * fails its request at once, without a retry; reading stops as soon as the body passes it.
+   */
+  maxBodyBytes?: number | undefined;
 }
+
+/** The default `maxBodyBytes`: 32 MiB, far above a page of 100 full records. */
+export const DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024;
 
 const PACKAGE_VERSION = readPackageVersion();
 // Errors that no retry can fix: a bad URL or option is a bug or a config mistake, not a fault.
@@ -112,6 +120,7 @@ interface Ctx {
   scrub: (text: string) => string;
   policy: RetryPolicy;
   options: ApiClientOptions;
+  maxBodyBytes: number;
   /**
    * No request of this client starts before this time (performance.now() ms): set when the API
    * asks us to slow down, so that one page told to wait does not leave the others hammering on.
@@ -125,6 +134,18 @@ async function waitForPause(ctx: Ctx, signal: AbortSignal | undefined): Promise<
     await sleep(ms, undefined, signal ? { signal } : {});
 }
 
+/**
+ * A body over the cap. Not retryable: another attempt would download as much again, and memory
+ * must stay bounded whatever the source sends.
+ */
+function bodyTooLarge(ctx: Ctx, endpoint: Endpoint): ApiError {
+  const mb = Math.round((ctx.maxBodyBytes / 1024 / 1024) * 100) / 100;
+  return new ApiError(
+    `${endpoint}: response body over ${mb} MB (SYNC_MAX_RESPONSE_MB); the source sent a larger page than it should`,
+    { retryable: false },
+  );
+}
+
 /** One HTTP attempt: the response, or a transport failure thrown as an ApiError (or an abort). */
 async function send(
   ctx: Ctx,
@@ -132,15 +153,25 @@ async function send(
   searchParams: Record<string, string>,
   signal?: AbortSignal,
 ) {
+  // Bytes: a page is decoded record by record (see readPageJson), never as one string.
+  const request = ctx.http.get(`${ctx.base}/partner/booking/${endpoint}`, {
+    searchParams,
+    responseType: "buffer",
+    ...(signal ? { signal } : {}),
+  });
+  // `total` is the Content-Length, known before the body; `transferred` counts the bytes as they
+  // arrive, after decompression, so a body without Content-Length or outgrowing it is stopped too.
+  let tooLarge = false;
+  request.on("downloadProgress", ({ transferred, total }) => {
+    if (tooLarge || Math.max(transferred, total ?? 0) <= ctx.maxBodyBytes) return;
+    tooLarge = true;
+    request.cancel();
+  });
   try {
-    // Bytes: a page is decoded record by record (see readPageJson), never as one string.
-    return await ctx.http.get(`${ctx.base}/partner/booking/${endpoint}`, {
-      searchParams,
-      responseType: "buffer",
-      ...(signal ? { signal } : {}),
-    });
+    return await request;
   } catch (err) {
     if (signal?.aborted) throw abortError(endpoint, signal.reason);
+    if (tooLarge) throw bodyTooLarge(ctx, endpoint);
     if (!(err instanceof RequestError)) throw err;
     // Keep only message and code: got's error holds the request options, headers included.
     const cause = Object.assign(new Error(ctx.scrub(err.message)), { code: err.code });
@@ -252,7 +283,8 @@ async function call<T>(
 
 /**
  * Builds the partner API client. It retries network errors, timeouts, 408, 429, 5xx and unusable
- * 200 bodies with backoff; 401 and other 4xx fail at once. Constructs no connection until called.
+ * 200 bodies with backoff; 401 and other 4xx, and bodies over `maxBodyBytes`, fail at once.
+ * Constructs no connection until called.
  * @throws ConfigError when `baseUrl` is not an http(s) URL
  */
 export function createApiClient(options: ApiClientOptions): PartnerApi {
@@ -283,7 +315,8 @@ export function createApiClient(options: ApiClientOptions): PartnerApi {
     throwHttpErrors: false,
   });
 
-  const ctx: Ctx = { base, http, scrub, policy, options, pausedUntil: 0 };
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const ctx: Ctx = { base, http, scrub, policy, options, maxBodyBytes, pausedUntil: 0 };
   return {
     fetchRecent(query: FeedQuery, signal?: AbortSignal): Promise<FeedPage> {
       const searchParams = params({

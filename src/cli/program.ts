@@ -23,7 +23,8 @@ export function withApiOptions(cmd: Command): Command {
     .option("--page-size <n>", "bookings per request, 1-100 (SYNC_PAGE_SIZE)")
     .option("--lookback-seconds <s>", "re-read margin below the checkpoint (SYNC_LOOKBACK_SECONDS)")
     .option("--timeout-ms <ms>", "timeout of one HTTP attempt (SYNC_TIMEOUT_MS)")
-    .option("--max-retries <n>", "retries of a failed request (SYNC_MAX_RETRIES)");
+    .option("--max-retries <n>", "retries of a failed request (SYNC_MAX_RETRIES)")
+    .option("--max-response-mb <mb>", "largest response body read, in MB (SYNC_MAX_RESPONSE_MB)");
 }
 
 export function buildProgram(): Command {

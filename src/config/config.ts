@@ -24,6 +24,8 @@ export interface Config {
   timeoutMs: number;
   /** Retries after a failed attempt; default 5. */
   maxRetries: number;
+  /** Largest response body read, MB (1 MB = 1,048,576 bytes), 1–1024; default 32. */
+  maxResponseMb: number;
   /** Fill in details after a sync; default false. */
   details: boolean;
   /** list-bookings pages one details pass may read; default 50. */

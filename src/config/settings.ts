@@ -121,6 +121,15 @@ export const SETTINGS: readonly Setting[] = [
     help: "retries of a failed request before the run fails",
   },
   {
+    key: "maxResponseMb",
+    env: "SYNC_MAX_RESPONSE_MB",
+    flag: "maxResponseMb",
+    schema: int(1, 1024),
+    default: 32,
+    accepts: "a whole number of MB from 1 to 1024",
+    help: "largest response body read, in MB; a larger one fails the request without retry",
+  },
+  {
     key: "details",
     env: "SYNC_DETAILS",
     flag: "details",

@@ -1,6 +1,7 @@
 /**
  * Opens the mirror: the connection, its pragmas and the migrations, then the statements of each
- * role (feed, details, runs, reads), prepared once per connection on first use.
+ * role (feed, details, runs, reads), prepared once per connection on first use. Opening and closing
+ * never take a lock that makes a reader without a busy timeout fail (see `holdWal`).
  */
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
@@ -13,7 +14,7 @@ import type { Logger } from "../sync/ports.js";
 import { detailWriter } from "./detail-writes.js";
 import { feedWriter } from "./feed-writes.js";
 import type { Store } from "./index.js";
-import { applyPragmas } from "./pragmas.js";
+import { applyPragmas, emptyWal } from "./pragmas.js";
 import { reads } from "./reads.js";
 import { unlistedMarker, unlistedTimes } from "./reconcile-writes.js";
 import { runs } from "./runs.js";
@@ -57,7 +58,8 @@ export function openStore(path: string, options: OpenOptions = {}): Store {
     applyPragmas(db, readonly, options.logger);
     const orm = drizzle({ client: db, schema });
     if (!readonly) migrateStore(db, orm, options.logger);
-    return assemble(path, db, orm, !readonly && (options.writerThread ?? false));
+    const keeper = readonly ? undefined : holdWal(path);
+    return assemble(path, db, orm, keeper, !readonly && (options.writerThread ?? false));
   } catch (err) {
     db.close();
     throw wrapError(`open database ${path}`, err);
@@ -82,6 +84,20 @@ function migrateStore(
   if (applied > 0) logger?.info({ applied, total: before + applied }, "database migrated");
 }
 
+/**
+ * A read-only connection, closed after the writable ones. The last connection to close a WAL
+ * database takes an exclusive lock on the file to checkpoint and delete the WAL, and a reader that
+ * opens the file meanwhile without a busy timeout (an analyst's `sqlite3` shell) fails with
+ * "database is locked". A read-only connection never does that clean-up, so closing it last leaves
+ * the WAL (emptied by `emptyWal`) and its index in place, and takes no such lock.
+ */
+function holdWal(path: string): Database.Database {
+  const keeper = new Database(path, { readonly: true, fileMustExist: true });
+  // A first read opens the WAL and takes the shared lock the connection then holds until closed.
+  keeper.pragma("schema_version");
+  return keeper;
+}
+
 function appliedMigrations(db: Database.Database): number {
   const table = db.prepare(
     "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '__drizzle_migrations'",
@@ -103,6 +119,7 @@ function assemble(
   path: string,
   db: Database.Database,
   orm: BetterSQLite3Database<typeof schema>,
+  keeper: Database.Database | undefined,
   writerThread: boolean,
 ): Store {
   const state = lazy(() => stateWriter(db));
@@ -118,9 +135,15 @@ function assemble(
     orm,
     path,
     close: () => {
-      // The thread's connection closes first, so this one is the last and checkpoints the WAL.
+      if (!db.open) return;
+      // The thread's connection closes first, so this one can empty the WAL; the keeper goes last.
       thread?.close();
-      db.close();
+      try {
+        if (keeper) emptyWal(db);
+      } finally {
+        db.close();
+        keeper?.close();
+      }
     },
     commitFeedBatch: (batch) => feed()(batch),
     ...(writerThread

@@ -36,3 +36,13 @@ export function applyPragmas(db: Database.Database, readonly: boolean, logger?: 
   db.pragma(`cache_size = -${CACHE_KIB}`);
   db.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
 }
+
+/**
+ * Copies the WAL into the database and truncates it, without waiting: readers go on meanwhile,
+ * and whoever opens the file next has no WAL to recover (a recovery locks out readers while it
+ * runs). A reader still on an older snapshot keeps its part of the WAL until a later checkpoint.
+ */
+export function emptyWal(db: Database.Database): void {
+  db.pragma("busy_timeout = 0");
+  db.pragma("wal_checkpoint(TRUNCATE)");
+}

@@ -70,6 +70,29 @@ export const errorBody = (status: number, message: string) => ({
 });
 export const html = (status: number) =>
   raw(status, "<html><body><h1>Bad Gateway</h1></body></html>", "text/html; charset=utf-8");
+/**
+ * A 200 body of `bytes` spaces, written 64 KiB at a time as the client reads it (never held whole),
+ * with or without Content-Length; `sent.bytes` counts what was written before the client hung up.
+ */
+export const streamed =
+  (bytes: number, options: { contentLength: boolean }, sent = { bytes: 0 }): Answer =>
+  (_req, res) => {
+    const length: Record<string, string> = options.contentLength ? { "content-length": String(bytes) } : {};
+    res.writeHead(200, { "content-type": "application/json", ...length });
+    const chunk = Buffer.alloc(64 * 1024, " ");
+    const pump = () => {
+      while (sent.bytes < bytes && !res.destroyed) {
+        const n = Math.min(chunk.length, bytes - sent.bytes);
+        sent.bytes += n;
+        if (!res.write(chunk.subarray(0, n))) {
+          res.once("drain", pump);
+          return;
+        }
+      }
+      if (!res.destroyed) res.end();
+    };
+    pump();
+  };
 export const hang: Answer = () => {};
 export const drop: Answer = (req) => req.socket.destroy();
 
