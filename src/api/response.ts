@@ -14,7 +14,7 @@ import {
   listEnvelopeSchema,
   summaryBookingSchema,
 } from "./schemas.js";
-import { readSourceTime } from "./times.js";
+import { readSourceTime, whyNotSourceTime } from "./times.js";
 
 export type Endpoint = "fetch-recent-bookings" | "list-bookings";
 
@@ -136,9 +136,17 @@ export function checkRecord<T extends { _id: string; createdAt: string }>(
     ok: false,
     id: typeof id === "string" && id !== "" ? id : null,
     createdAt: time?.createdAt ?? null,
-    reason: result.success ? "createdAt: not a real time with a zone" : describeIssues(result.error),
+    reason: rejectReason(raw, time === null, result.success ? undefined : result.error),
     raw,
   };
+}
+
+/** A reject's reason: what is wrong with its `createdAt` first, then the schema's other issues. */
+function rejectReason(raw: unknown, badTime: boolean, error: z.ZodError | undefined): string {
+  const issues = error?.issues.filter((i) => !(badTime && i.path[0] === "createdAt")) ?? [];
+  const parts = badTime ? [`createdAt ${whyNotSourceTime(field(raw, "createdAt"))}`] : [];
+  if (issues.length > 0) parts.push(describeIssues({ issues }));
+  return parts.join("; ");
 }
 
 /** A record too large to read: quarantined with its start, its size, and the id if it shows. */
@@ -153,6 +161,16 @@ function oversized(text: Buffer): Checked<never> {
     reason: `record is ${text.length} bytes, over the ${MAX_RECORD_BYTES} bytes a record may have`,
     raw: { head: head.slice(0, 1000), bytes: text.length },
   };
+}
+
+/**
+ * Whether a reject's raw is `oversized`'s stand-in (the start of a record's text and its size)
+ * rather than a record: its head is text cut anywhere, in which no field can be found.
+ */
+export function isOversizedRaw(raw: unknown): raw is { head: string; bytes: number } {
+  if (typeof raw !== "object" || raw === null) return false;
+  const r = raw as Record<string, unknown>;
+  return typeof r.head === "string" && typeof r.bytes === "number" && Object.keys(r).length === 2;
 }
 
 /**

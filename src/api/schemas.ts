@@ -153,7 +153,7 @@ export const errorEnvelopeSchema = z.looseObject({
 });
 
 /** Describes a zod failure in one line: the path and the problem of the first few issues. */
-export function describeIssues(error: z.ZodError, max = 3): string {
+export function describeIssues(error: Pick<z.ZodError, "issues">, max = 3): string {
   return error.issues
     .slice(0, max)
     .map((i) => `${i.path.length ? i.path.join(".") : "(record)"}: ${i.message}`)

@@ -23,6 +23,17 @@ function daysIn(year: number, month: number): number {
   return [4, 6, 9, 11].includes(month) ? 30 : 31;
 }
 
+/** Why `text` is not a source time, in words for a reject's reason; null when it is one. */
+export function whyNotSourceTime(text: unknown): string | null {
+  if (readSourceTime(text) !== null) return null;
+  if (typeof text !== "string") return "is not a string";
+  if (ISO_NO_ZONE.test(text)) return "has no zone (Z or ±hh:mm): its time would depend on the reader's";
+  if (ISO.test(text)) return "is not a real calendar date and time";
+  return "is not an ISO 8601 time";
+}
+
+const ISO_NO_ZONE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?$/;
+
 /** The time `text` names, or null when it is not ISO 8601 with a zone, or names no real time. */
 export function readSourceTime(text: unknown): SourceTime | null {
   if (typeof text !== "string") return null;

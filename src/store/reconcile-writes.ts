@@ -20,8 +20,7 @@ export function unlistedMarker(db: Database.Database): (scope: UnlistedScope) =>
     WHERE missing_since IS NULL AND listed_by_run IS NOT @runId
       AND first_seen_at < @startedAt AND created_at < @startedAt
       AND (@since IS NULL OR created_at >= @since)
-      AND (@platform IS NULL OR source_platform = @platform)
-      AND (@verifiedFrom IS NULL OR created_at >= @verifiedFrom)`);
+      AND (@platform IS NULL OR source_platform = @platform)`);
   return (s) =>
     mark.run({
       runId: s.runId,
@@ -29,7 +28,6 @@ export function unlistedMarker(db: Database.Database): (scope: UnlistedScope) =>
       at: s.at,
       since: s.since ?? null,
       platform: s.sourcePlatform ?? null,
-      verifiedFrom: s.verifiedFrom ?? null,
     }).changes;
 }
 

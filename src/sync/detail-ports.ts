@@ -70,8 +70,6 @@ export interface UnlistedScope {
   since?: string | null | undefined;
   /** Only bookings of this source platform, when the pass was filtered by it; default all. */
   sourcePlatform?: string | undefined;
-  /** Only bookings created at or after this time (ISO): the ones looked up again; default all. */
-  verifiedFrom?: string | undefined;
 }
 
 /** What a reconcile needs: the detail writes plus marking the bookings the pass did not see. */

@@ -50,28 +50,11 @@ export async function runReconcile(
   let missing = 0;
   let status: ReconcileReport["status"] = "success";
   let error: Error | undefined;
-  let bookings = 0;
   try {
-    await walkList(
-      deps,
-      {
-        pageSize: options.pageSize ?? 100,
-        judge(page, step) {
-          // Only a page with no gap above it may end the walk: a gap could hide bookings in the window.
-          const oldest = oldestOf(page);
-          return since !== null && step.contiguous && oldest !== null && oldest < since;
-        },
-        onPage(page) {
-          storeListPage(deps, page, { listedBy: runId }, totals);
-          bookings += page.records.length;
-          options.onPage?.({ pages: totals.pages, bookings, upTo: oldestOf(page) });
-        },
-      },
-      totals,
-    );
+    await passOver(deps, runId, options, totals);
     const scope = { runId, startedAt, at: clock.now().toISOString(), since };
-    const verifiedFrom = await lookAgain(deps, scope, options.pageSize ?? 100, totals);
-    missing = store.markUnlisted({ ...scope, verifiedFrom });
+    await lookAgain(deps, scope, options, totals);
+    missing = store.markUnlisted(scope);
   } catch (err) {
     error = coerceError(err);
     status = deps.signal.aborted && isAbortError(err) ? "aborted" : "failed";
@@ -99,34 +82,68 @@ export async function runReconcile(
   return report;
 }
 
-/** Distinct times of unlisted bookings looked up again per run; the rest wait for the next one. */
+/**
+ * One pass over the window, newest first, each page stored as listed by the run. Only a page with
+ * no gap above it may end the walk: a gap could hide bookings in the window.
+ */
+async function passOver(
+  deps: ListDeps<ReconcileStore>,
+  runId: number,
+  options: ReconcileOptions,
+  totals: RunCounters,
+): Promise<void> {
+  const { since } = options;
+  let bookings = 0;
+  await walkList(
+    deps,
+    {
+      pageSize: options.pageSize ?? 100,
+      judge(page, step) {
+        const oldest = oldestOf(page);
+        return since !== null && step.contiguous && oldest !== null && oldest < since;
+      },
+      onPage(page) {
+        storeListPage(deps, page, { listedBy: runId }, totals);
+        bookings += page.records.length;
+        options.onPage?.({ pages: totals.pages, bookings, upTo: oldestOf(page) });
+      },
+    },
+    totals,
+  );
+}
+
+/** Unlisted bookings' distinct times looked up one by one at most; more cost a second pass instead. */
 const LOOK_AGAIN_TIMES = 50;
 
 /**
- * Looks up again, by position (ties.ts), every booking the pass did not list, before any is marked
- * missing: a page that shifted under the walk (a delete and an insert that kept the total) hides a
- * booking the source still serves. Found ones are stored as listed. Returns the oldest createdAt
- * looked up when there were more than one run may look up (only newer ones may then be marked).
+ * Makes sure no booking the source serves is marked missing: a page that shifted under the pass
+ * (a delete and an insert that kept the total) hides one. Each unlisted booking is looked up again
+ * by position (ties.ts), which stores the found ones as listed. When there are many, looking each up
+ * (about log2(N) requests apiece) costs more than the pages of a second pass, so the window is passed
+ * over again instead, and a booking neither pass listed is taken as gone.
  */
 async function lookAgain(
   deps: ListDeps<ReconcileStore>,
   scope: UnlistedScope,
-  pageSize: number,
+  options: ReconcileOptions,
   totals: RunCounters,
-): Promise<string | undefined> {
-  const times = deps.store.unlistedTimes(scope, LOOK_AGAIN_TIMES + 1);
-  const checked = times.slice(0, LOOK_AGAIN_TIMES);
-  for (const at of checked) {
+): Promise<void> {
+  let times = deps.store.unlistedTimes(scope, LOOK_AGAIN_TIMES + 1);
+  if (times.length > LOOK_AGAIN_TIMES) {
+    deps.logger.info(
+      { unlisted: `over ${LOOK_AGAIN_TIMES} times` },
+      "reconcile: many bookings unlisted; passing over the window again",
+    );
+    await passOver(deps, scope.runId, options, totals);
+    times = deps.store.unlistedTimes(scope, LOOK_AGAIN_TIMES + 1);
+    if (times.length > LOOK_AGAIN_TIMES) return;
+  }
+  const pageSize = options.pageSize ?? 100;
+  for (const at of times) {
     const read = await readTieRun(deps, { from: at, to: at }, { pageSize, listedBy: scope.runId }, totals);
     if (!read.complete)
       throw new Error(`reconcile: could not look up again the bookings at ${at}: ${read.why}`);
   }
-  if (times.length <= LOOK_AGAIN_TIMES) return undefined;
-  deps.logger.info(
-    { lookedUp: checked.length, from: checked.at(-1) },
-    "reconcile: more bookings look missing than one run looks up again; older ones are judged next run",
-  );
-  return checked.at(-1);
 }
 
 function oldestOf(page: ListPage): string | null {

@@ -183,7 +183,11 @@ function advance(
   logger: SyncDeps["logger"],
 ): "done" | "next" | "again" | { from: string; to: string } | { refused: string; restart: boolean } {
   const records: Timed[] = [];
-  for (const r of page.records) if (r.ok) records.push({ id: r.id, at: r.at });
+  let rejectReason: string | undefined;
+  for (const r of page.records) {
+    if (r.ok) records.push({ id: r.id, at: r.at });
+    else rejectReason ??= r.reason;
+  }
   const step = nextStep({
     upTo: request.upTo,
     anchor: progress.anchor,
@@ -191,6 +195,7 @@ function advance(
     limit: options.pageSize,
     records,
     count: page.records.length,
+    rejectReason,
     hasMore: page.hasMore,
     floor: progress.floor,
   });

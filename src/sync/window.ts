@@ -44,6 +44,8 @@ export interface PageFacts {
   records: Timed[];
   /** Records on the page, quarantined ones included. */
   count: number;
+  /** Why the first quarantined record was, if any: said when a page has no valid one. */
+  rejectReason?: string | undefined;
   hasMore: boolean;
   /** The walk stops once a page reaches below this instant; null walks to the end. */
   floor: string | null;
@@ -87,7 +89,8 @@ export function nextStep(f: PageFacts): Step {
   const short = f.count < f.limit && !f.hasMore;
   if (records.length === 0) {
     if (short) return { kind: "done", reason: "end" };
-    return refuse(`the feed answered ${f.count} records and none has a valid createdAt`, false);
+    const why = f.rejectReason ? ` (${f.rejectReason})` : "";
+    return refuse(`the feed answered ${f.count} records and none has a valid createdAt${why}`, false);
   }
   const last = records[records.length - 1] as Timed;
   const beforeLast = records[records.length - 2];

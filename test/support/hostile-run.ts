@@ -1,0 +1,105 @@
+/**
+ * The CLI as a user runs it against the hostile server (a subprocess of the build), and the mirror
+ * as an analyst reads it (a separate read-only connection), for hostile.e2e.test.ts.
+ */
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import type { HostileServer } from "./hostile-server.js";
+
+/** The built CLI (`npx tsc -p tsconfig.build.json`); HOSTILE_CLI points the tests at another build. */
+export const CLI = process.env.HOSTILE_CLI ?? join(import.meta.dirname, "../../dist/cli.js");
+
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the CLI asynchronously (the server runs in this process, so a synchronous spawn would block it). */
+export function runCli(args: string[], env: NodeJS.ProcessEnv): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], { env, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => (stdout += d));
+    child.stderr.on("data", (d) => (stderr += d));
+    child.on("error", reject);
+    child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
+}
+
+/** What the mirror holds. */
+export interface Mirror {
+  /** `sync_state.checkpoint` of the stream `feed`. */
+  checkpoint: string | null;
+  /** Ids of bookings present (not marked missing by reconcile). */
+  live: Set<string>;
+  /** Ids of bookings marked missing. */
+  missing: Set<string>;
+  /** Ids of quarantined records. */
+  rejected: Set<string>;
+  /** The last sync's drift check. */
+  drift: { source_total: number | null; local_total: number | null } | undefined;
+}
+
+/** Reads the mirror; an empty one when the file does not exist yet. */
+export function readMirror(dbPath: string): Mirror {
+  if (!existsSync(dbPath)) {
+    return { checkpoint: null, live: new Set(), missing: new Set(), rejected: new Set(), drift: undefined };
+  }
+  const db = new Database(dbPath, { readonly: true, fileMustExist: true });
+  try {
+    const ids = (sql: string) => new Set(db.prepare(sql).pluck().all() as string[]);
+    const checkpoint = db.prepare("SELECT checkpoint FROM sync_state WHERE stream = 'feed'").pluck().get();
+    return {
+      checkpoint: (checkpoint as string | null | undefined) ?? null,
+      live: ids("SELECT id FROM bookings WHERE missing_since IS NULL"),
+      missing: ids("SELECT id FROM bookings WHERE missing_since IS NOT NULL"),
+      rejected: ids("SELECT booking_id FROM rejected_records WHERE booking_id IS NOT NULL"),
+      drift: db
+        .prepare(
+          "SELECT source_total, local_total FROM sync_runs WHERE kind = 'sync' ORDER BY id DESC LIMIT 1",
+        )
+        .get() as Mirror["drift"],
+    };
+  } finally {
+    db.close();
+  }
+}
+
+/** The exit and the last lines of a run's output, for failure messages. */
+export function tail(r: CliResult): string {
+  const lines = `${r.stdout}${r.stderr}`.trim().split("\n").slice(-6);
+  return `exit ${r.code}${r.signal ? ` (${r.signal})` : ""}:\n${lines.join("\n").slice(0, 3000)}`;
+}
+
+/** The CLI's own error lines (`booking-sync: ...`), not its JSON log. */
+export function errorLines(r: CliResult): string {
+  return r.stderr
+    .split("\n")
+    .filter((line) => line.startsWith("booking-sync:"))
+    .join("\n");
+}
+
+/**
+ * Which bookings, by position from the newest: "3 bookings (positions 97-98, 412 of 1500
+ * from the newest): 6775…, …", so a failure shows what went missing at a glance.
+ */
+export function describeIds(ids: readonly string[], server: HostileServer): string {
+  if (ids.length === 0) return "none";
+  const list = server.data.newestFirst();
+  const at = new Map(list.map((b, k) => [b.id, k]));
+  const positions = ids.map((id) => at.get(id) ?? -1).sort((a, b) => a - b);
+  const ranges: string[] = [];
+  for (let k = 0; k < positions.length; ) {
+    let end = k;
+    while (positions[end + 1] === (positions[end] as number) + 1) end++;
+    ranges.push(end === k ? `${positions[k]}` : `${positions[k]}-${positions[end]}`);
+    k = end + 1;
+  }
+  const shown = ranges.slice(0, 8).join(", ") + (ranges.length > 8 ? ", …" : "");
+  return `${ids.length} bookings (positions ${shown} of ${list.length} from the newest; -1: not served): ${ids.slice(0, 3).join(", ")}`;
+}
