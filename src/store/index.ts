@@ -55,7 +55,7 @@ export interface Store extends SyncStore {
   countBookings(filter?: BookingFilter): number;
   /** Bookings without details or with details older than their summary, newest first, at most `limit`. */
   bookingsNeedingDetails(limit: number): Array<{ id: string; createdAt: string }>;
-  /** Bookings the mirror accounts for (rows not marked missing, and quarantined ids), since a time. */
+  /** Bookings the mirror accounts for (rows not marked missing), created since a time. */
   countAccounted(since?: string | null): number;
   /** Which of `ids` the mirror has no row for (or only one marked missing). */
   absentIds(ids: readonly string[]): string[];

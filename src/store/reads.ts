@@ -30,8 +30,9 @@ export interface Reads {
    */
   bookingsNeedingDetails(limit: number): Array<{ id: string; createdAt: string }>;
   /**
-   * Bookings the mirror accounts for: rows not marked missing, plus quarantined records whose id
-   * has no row; only those created at or after `since` (UTC, milliseconds) when it is given.
+   * Bookings the mirror accounts for: rows not marked missing (a quarantined record is not one:
+   * the repair looks for it again, in case the source has since served it well), only those
+   * created at or after `since` (UTC, milliseconds) when it is given.
    */
   countAccounted(since?: string | null): number;
   /** Which of `ids` the mirror has no row for (or only one marked missing). */
@@ -48,12 +49,9 @@ export function reads(db: Database.Database, orm: BetterSQLite3Database<typeof s
     SELECT id, created_at AS createdAt FROM bookings
     WHERE (detail_synced_at IS NULL OR summary_synced_at > detail_synced_at) AND missing_since IS NULL
     ORDER BY created_at DESC LIMIT ?`);
-  // A quarantined record without a readable createdAt counts only when no `since` narrows.
-  const accounted = db.prepare<[string, string], { n: number }>(`
-    SELECT (SELECT count(*) FROM bookings WHERE missing_since IS NULL AND created_at >= ?)
-         + (SELECT count(DISTINCT r.booking_id) FROM rejected_records r
-            WHERE r.booking_id IS NOT NULL AND coalesce(r.created_at, '') >= ?
-              AND NOT EXISTS (SELECT 1 FROM bookings b WHERE b.id = r.booking_id)) AS n`);
+  const accounted = db.prepare<[string], { n: number }>(
+    "SELECT count(*) AS n FROM bookings WHERE missing_since IS NULL AND created_at >= ?",
+  );
   const absent = db.prepare<[string], string>(`
     SELECT value FROM json_each(?)
     WHERE value NOT IN (SELECT id FROM bookings WHERE missing_since IS NULL)`);
@@ -84,7 +82,7 @@ export function reads(db: Database.Database, orm: BetterSQLite3Database<typeof s
       return needing.all(limit);
     },
     countAccounted(since) {
-      return (accounted.get(since ?? "", since ?? "") as { n: number }).n;
+      return (accounted.get(since ?? "") as { n: number }).n;
     },
     absentIds(ids) {
       return ids.length === 0 ? [] : absent.pluck().all(JSON.stringify(ids));

@@ -82,7 +82,7 @@ export interface ReconcileStore extends DetailStore {
 
 /** What the repair needs: the detail writes and two counts. */
 export interface RepairStore extends Pick<DetailStore, "commitDetailBatch"> {
-  /** Bookings the mirror accounts for (rows not marked missing, quarantined ids), created since a time. */
+  /** Bookings the mirror accounts for (rows not marked missing), created since a time. */
   countAccounted(since?: string | null): number;
   /** Which of `ids` the mirror has no row for. */
   absentIds(ids: readonly string[]): string[];

@@ -3,7 +3,9 @@
  * A page longer than asked, or numbered other than asked, means the source pages differently from
  * what the walk counts on. Between consecutive pages, inserts at the top push at most as many
  * bookings from one page onto the next as the total grew, and the list stays in creation order;
- * more repeats than that, or a page newer than the one before, means a page repeated or shifted.
+ * more repeats than that, or a page that starts newer than the one before ends, means a page
+ * repeated or shifted. Ends and starts are read by place, so one record dated off its place in the
+ * middle of a page decides nothing.
  */
 import type { ListPage } from "./ports.js";
 
@@ -13,19 +15,19 @@ export interface PageSeen {
   page: number;
   total: number;
   ids: ReadonlySet<string>;
-  /** The oldest createdAt on it (UTC, milliseconds), null when none was readable. */
-  oldest: string | null;
+  /** The createdAt its page ends with, by place (UTC, milliseconds); null when none was readable. */
+  last: string | null;
 }
 
 /** The page as the next check needs it. */
 export function pageSeen(page: ListPage, number: number): PageSeen {
   const ids = new Set<string>();
-  let oldest: string | null = null;
+  let last: string | null = null;
   for (const r of page.records) {
     if (r.id !== null) ids.add(r.id);
-    if (r.createdAt !== null && (oldest === null || r.createdAt < oldest)) oldest = r.createdAt;
+    if (r.createdAt !== null) last = r.createdAt;
   }
-  return { page: number, total: page.total, ids, oldest };
+  return { page: number, total: page.total, ids, last };
 }
 
 /** What is wrong with a page on its own: one line, or null. */
@@ -47,15 +49,12 @@ export function sequenceProblem(
   if (shape !== null || before === undefined || before.page !== asked.page - 1 || page.total < before.total)
     return shape;
   let repeats = 0;
-  let newest: string | null = null;
-  for (const r of page.records) {
-    if (r.id !== null && before.ids.has(r.id)) repeats++;
-    if (r.createdAt !== null && (newest === null || r.createdAt > newest)) newest = r.createdAt;
-  }
+  for (const r of page.records) if (r.id !== null && before.ids.has(r.id)) repeats++;
   const grew = page.total - before.total;
   if (repeats > grew)
     return `list-bookings page ${asked.page} repeats ${repeats} bookings of page ${before.page} while the total grew by ${grew}`;
-  if (newest !== null && before.oldest !== null && newest > before.oldest)
-    return `list-bookings page ${asked.page} holds bookings newer than page ${before.page} ends with (${newest} after ${before.oldest}): its pages are not in creation order`;
+  const first = page.records.find((r) => r.createdAt !== null)?.createdAt ?? null;
+  if (first !== null && before.last !== null && first > before.last)
+    return `list-bookings page ${asked.page} starts newer than page ${before.page} ends (${first} after ${before.last}): its pages are not in creation order`;
   return null;
 }

@@ -14,6 +14,7 @@ import type { ListDeps, RepairStore } from "./detail-ports.js";
 import { storeListPage, walkList } from "./list-walk.js";
 import type { RunCounters } from "./ports.js";
 import { bisect, timeAt } from "./positions.js";
+import { readTieRun } from "./ties.js";
 
 export interface RepairOptions {
   /** Bookings per page when reading a gap, 1–100. */
@@ -52,22 +53,58 @@ export async function repairMirror(
     report.shortfall = total - store.countAccounted();
     if (report.shortfall <= 0) return report;
     if (counters.requests - startRequests >= budget) return { ...report, end: "budget" };
+    const times = new Map<number, string | null>();
     const deficit = async (position: number) => {
       const seen = await timeAt(deps, position, counters);
       total = seen.total;
       if (seen.createdAt === undefined) return true; // past the end: the list shrank, look higher
+      times.set(position, seen.createdAt);
       if (seen.createdAt === null) return false;
       return position + 1 - store.countAccounted(seen.createdAt) > 0;
     };
     if (!(await deficit(total - 1))) return { ...report, end: "unplaced" };
-    const position = await bisect(-1, total - 1, deficit);
-    const inserted = await readGap(deps, position, options.pageSize, counters);
+    const inserted = await findAndRead(deps, options.pageSize, total - 1, deficit, times, counters);
     if (inserted === 0) return { ...report, end: "unplaced" };
     report.gaps++;
     report.repaired += inserted;
     report.end = "repaired";
-    logger.info({ position, repaired: inserted }, "repair: stored bookings the mirror lacked");
+    logger.info({ repaired: inserted }, "repair: stored bookings the mirror lacked");
   }
+}
+
+/**
+ * Searches above `below` (a position under a gap) and reads what it finds; returns the bookings
+ * stored. Within bookings sharing a millisecond the count cannot tell where the gap is (the mirror
+ * counts the whole millisecond at once), so a search that ends inside one reads that millisecond
+ * whole by position, and if nothing there was missing, searches again above it. A search that ends
+ * where nothing is missing (a record dated off its place) searches again below that place.
+ */
+async function findAndRead(
+  deps: ListDeps<RepairStore>,
+  pageSize: number,
+  below: number,
+  deficit: (position: number) => Promise<boolean>,
+  times: ReadonlyMap<number, string | null>,
+  counters: RunCounters,
+): Promise<number> {
+  const before = counters.inserted;
+  // (lo, hi]: where a gap is still to be found; a place that held none narrows it.
+  let lo = -1;
+  let hi = below;
+  while (hi > lo && counters.inserted === before) {
+    const position = await bisect(lo, hi, deficit);
+    const at = times.get(position);
+    if (at === undefined || at === null || times.get(position - 1) !== at) {
+      if ((await readGap(deps, position, pageSize, counters)) > 0) break;
+      // A record dated off its place turns the count without a gap: look below it.
+      lo = position;
+      continue;
+    }
+    const read = await readTieRun(deps, { from: at, to: at }, { pageSize }, counters);
+    if (counters.inserted > before || !read.complete || read.start === undefined) break;
+    hi = read.start - 1;
+  }
+  return counters.inserted - before;
 }
 
 /** Reads pages from the one holding `position` while they hold bookings the mirror lacks. */

@@ -11,7 +11,14 @@ import { checkDrift, type Drift } from "./drift.js";
 import type { BookingType, RunStatus, SyncDeps, SyncStore } from "./ports.js";
 import { type RepairReport, repairMirror } from "./repair.js";
 import { readTieRun } from "./ties.js";
-import { emptyTotals, streamName, syncStream, type WalkOptions, type WalkTotals } from "./walk.js";
+import {
+  emptyTotals,
+  streamName,
+  syncStream,
+  type TieWindow,
+  type WalkOptions,
+  type WalkTotals,
+} from "./walk.js";
 
 export interface SyncOptions {
   /** Feed scope; undefined syncs all bookings. */
@@ -69,11 +76,16 @@ export async function runSync(deps: SyncDeps, options: SyncOptions): Promise<Syn
   let error: Error | undefined;
   const listStore = listPorts(store);
   const readTie = listStore
-    ? (window: { from: string; to: string }) =>
+    ? ({ from, to, known }: TieWindow) =>
         readTieRun(
           { ...deps, store: listStore },
-          window,
-          { pageSize: options.pageSize, bookingType: options.bookingType, maxPages: options.tieMaxPages },
+          { from, to },
+          {
+            pageSize: options.pageSize,
+            bookingType: options.bookingType,
+            maxPages: options.tieMaxPages,
+            known,
+          },
           totals,
         )
     : undefined;

@@ -29,6 +29,8 @@ export interface TieOptions {
   maxPages?: number | undefined;
   /** The reconcile run the bookings read are listed by (detail-ports.ts `listedBy`). */
   listedBy?: number | undefined;
+  /** Ids the feed already served in the run: a read that did not meet them all is not whole. */
+  known?: readonly string[] | undefined;
 }
 
 /**
@@ -36,8 +38,9 @@ export interface TieOptions {
  * list-bookings serves, and says whether it read them
  * all: not when the page bound stopped it first, nor when the run's pages held fewer distinct
  * bookings than the run has positions (a server whose order within a tie changes from one request
- * to the next can skip some; the contract only says "by creation date"). Adds its requests and
- * writes to `counters`. Throws when a request fails; what was stored stays.
+ * to the next can skip some; the contract only says "by creation date"), nor when it did not meet
+ * every booking the feed served in the run (a record dated older than its place ends a read early).
+ * Adds its requests and writes to `counters`. Throws when a request fails; what was stored stays.
  */
 export async function readTieRun(
   deps: ListDeps<Pick<DetailStore, "commitDetailBatch">>,
@@ -48,7 +51,7 @@ export async function readTieRun(
   const { pageSize, bookingType } = options;
   const within = (t: string | null) => t !== null && t >= from && t <= to;
   const found = await locate(deps, to, counters);
-  if (found === null) return { complete: true }; // the list is empty
+  if (found === null) return { complete: true, start: 0 }; // the list is empty
   const inRun = (r: ListPage["records"][number]) => {
     if (!within(r.createdAt)) return false;
     if (!bookingType) return true;
@@ -60,6 +63,7 @@ export async function readTieRun(
   /** The run's first and last-plus-one positions, and the list's total when each was read. */
   let first: { position: number; total: number } | undefined;
   let last: { position: number; total: number } | undefined;
+  let below: { id: string; at: string } | undefined;
   // Start on the page holding the booking just above the run.
   let start = Math.max(0, found.position - 1);
   let pagesLeft = options.maxPages ?? TIE_MAX_PAGES;
@@ -76,7 +80,9 @@ export async function readTieRun(
         judge(page, step) {
           reads++;
           for (const r of page.records) if (within(r.createdAt) && r.id !== null) seen.add(r.id);
-          const newerOnes = page.records.filter((r) => r.createdAt !== null && r.createdAt > to).length;
+          // By place, not by any one record's date: the newer ones lead the page, the older ones
+          // trail it, so a record dated off its place in the middle decides nothing.
+          const newerOnes = leading(page, (t) => t > to);
           if (reads === 1 && covered > 0 && newerOnes === 0) {
             landedInside = true;
             return true;
@@ -85,9 +91,10 @@ export async function readTieRun(
           // The run starts on the first page not made only of newer bookings.
           if (first === undefined && newerOnes < page.records.length)
             first = { position: pageStart + newerOnes, total: page.total };
-          const olderOnes = page.records.filter((r) => r.createdAt !== null && r.createdAt < from).length;
+          const olderOnes = trailing(page, (t) => t < from);
           if (!step.contiguous || olderOnes === 0) return false;
           last = { position: pageStart + page.records.length - olderOnes, total: page.total };
+          below = firstBelow(page, from, bookingType);
           return true;
         },
         onPage(page) {
@@ -114,18 +121,61 @@ export async function readTieRun(
         complete: false,
         why: `the run is longer than the page bound (${options.maxPages ?? TIE_MAX_PAGES})`,
       };
-    if (first === undefined) return { complete: true };
+    const unmet = (options.known ?? []).filter((id) => !seen.has(id));
+    if (unmet.length > 0)
+      return {
+        complete: false,
+        why: `its pages did not hold ${unmet.length} of the bookings the feed served in it (${unmet.slice(0, 3).join(", ")})`,
+      };
+    const whole = { complete: true as const, start: found.position, below };
+    if (first === undefined) return whole;
     if (end === "end" && last === undefined)
       last = { position: position.total ?? 0, total: position.total ?? 0 };
-    if (last === undefined) return { complete: true };
+    if (last === undefined) return whole;
     // Inserts and removals above the run moved its end by as much as the total moved.
     const length = last.position - first.position - (last.total - first.total);
-    if (seen.size >= length) return { complete: true };
+    if (seen.size >= length) return whole;
     return {
       complete: false,
       why: `its pages held ${seen.size} distinct bookings over ${length} positions (an order within the tie that changes between requests skips some)`,
     };
   }
+}
+
+/**
+ * The newest booking below the run on the page that ended the read, when the record after it
+ * agrees with its place: the feed's next page must serve it again (window.ts, the anchor).
+ */
+function firstBelow(
+  page: ListPage,
+  from: string,
+  bookingType: BookingType | undefined,
+): { id: string; at: string } | undefined {
+  // A typed feed serves only its own type.
+  const records = page.records.filter((r) => !bookingType || (r.ok && r.record.type === bookingType));
+  const i = records.findIndex((r) => r.createdAt !== null && r.createdAt < from);
+  const r = records[i];
+  const next = records[i + 1];
+  if (!r?.ok || next === undefined || next.createdAt === null || next.createdAt > r.createdAt)
+    return undefined;
+  return { id: r.id, at: r.at };
+}
+
+/** How many records lead the page whose createdAt passes `test`. */
+function leading(page: ListPage, test: (t: string) => boolean): number {
+  const k = page.records.findIndex((r) => r.createdAt === null || !test(r.createdAt));
+  return k === -1 ? page.records.length : k;
+}
+
+/** How many records trail the page whose createdAt passes `test`. */
+function trailing(page: ListPage, test: (t: string) => boolean): number {
+  let n = 0;
+  for (let i = page.records.length - 1; i >= 0; i--) {
+    const t = page.records[i]?.createdAt;
+    if (t === null || t === undefined || !test(t)) break;
+    n++;
+  }
+  return n;
 }
 
 function field(raw: unknown, key: string): unknown {

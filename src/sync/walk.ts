@@ -14,6 +14,13 @@ import { PageBuffer } from "./page-buffer.js";
 import type { BookingType, FeedPage, RunCounters, SyncDeps, WalkProgress } from "./ports.js";
 import { cursorFor, instantOf, maxOf, millisOf, minOf, nextStep, shift, type Timed } from "./window.js";
 
+/** The milliseconds of a tie run (`from` to `to`, both included) and the ids the feed served in it. */
+export interface TieWindow {
+  from: string;
+  to: string;
+  known: string[];
+}
+
 export interface WalkOptions {
   /** Stream name in `sync_state`, e.g. `feed` or `feed:IN`. */
   stream: string;
@@ -34,11 +41,16 @@ export interface WalkOptions {
    * Reads the bookings of a tie run the feed cannot page through some other way (ties.ts). Without
    * it, such a run is only reported.
    */
-  readTie?: ((window: { from: string; to: string }) => Promise<TieRead>) | undefined;
+  readTie?: ((window: TieWindow) => Promise<TieRead>) | undefined;
 }
 
-/** Whether `readTie` read a whole run, and if not, why. */
-export type TieRead = { complete: true } | { complete: false; why: string };
+/**
+ * Whether `readTie` read a whole run, and if not, why. A whole one says where the run starts in
+ * list-bookings and, when it saw one it can vouch for, the newest booking below it.
+ */
+export type TieRead =
+  | { complete: true; start?: number | undefined; below?: { id: string; at: string } | undefined }
+  | { complete: false; why: string };
 
 /** Counters of a whole sync, plus the tie runs the feed could not page through. */
 export interface WalkTotals extends RunCounters {
@@ -143,7 +155,11 @@ async function walk(deps: SyncDeps, options: WalkOptions, start: WalkProgress, t
       const done = step === "done";
       if (!done) current = request(progress.upTo);
       // Before the page joins the buffer: its progress is past the run, so it must not commit first.
-      if (typeof step === "object") await settleTie(step, options, totals, logger);
+      if (typeof step === "object") {
+        const below = await settleTie(step, options, totals, logger);
+        // The feed's next page must serve again the booking the list showed below the run.
+        if (below) progress.anchor = { at: below.at, ids: [below.id] };
+      }
       buffer.add(page, done ? null : { ...progress }, done ? checkpointOf(progress) : undefined);
       options.onPage?.({
         stream: options.stream,
@@ -181,7 +197,7 @@ function advance(
   page: FeedPage,
   options: WalkOptions,
   logger: SyncDeps["logger"],
-): "done" | "next" | "again" | { from: string; to: string } | { refused: string; restart: boolean } {
+): "done" | "next" | "again" | TieWindow | { refused: string; restart: boolean } {
   const records: Timed[] = [];
   let rejectReason: string | undefined;
   for (const r of page.records) {
@@ -236,16 +252,20 @@ function advance(
       return "next";
     case "tie":
       Object.assign(progress, { upTo: step.upTo, anchor: null, fallback: null });
-      return { from: step.from, to: step.to };
+      return {
+        from: step.from,
+        to: step.to,
+        known: records.filter((r) => inMillis(r.at, step.from, step.to)).map((r) => r.id),
+      };
   }
 }
 /** Has a tie run read through `readTie`, or reports it as possibly incomplete. */
 async function settleTie(
-  window: { from: string; to: string },
+  window: TieWindow,
   options: WalkOptions,
   totals: WalkTotals,
   logger: SyncDeps["logger"],
-): Promise<void> {
+): Promise<{ id: string; at: string } | undefined> {
   const where = {
     stream: options.stream,
     createdAt: window.from,
@@ -270,13 +290,20 @@ async function settleTie(
       where,
       "a full feed page of bookings shares one createdAt; read the rest of them through list-bookings",
     );
-    return;
+    return read.below;
   }
   totals.tieOverflows.push(...times);
   logger.warn(
     { ...where, why: read.why },
     "a full page of bookings shares one createdAt and the rest of them could not be read; some may be missing until the repair finds them",
   );
+  return undefined;
+}
+
+/** Whether an instant falls in the milliseconds `from` to `to`. */
+function inMillis(at: string, from: string, to: string): boolean {
+  const ms = millisOf(at);
+  return ms >= from && ms <= to;
 }
 
 /** A request that failed still cost its attempts; count them. */

@@ -77,13 +77,17 @@ export function nextStep(f: PageFacts): Step {
   const { records } = f;
   if (f.count === 0 && f.hasMore)
     return refuse("the feed answered an empty page that claims more (hasMore: true)", true);
-  if (f.anchor !== null && !confirms(records, f.anchor)) {
+  // A page that ends above the anchor (a tie it cannot reach past) can neither confirm nor
+  // refute it: the anchor waits for the next page. An empty one refutes it.
+  const anchor = f.anchor;
+  const above = anchor !== null && records.length > 0 && records.every((r) => r.at > anchor.at);
+  if (anchor !== null && !above && !confirms(records, anchor)) {
     if (f.fallback === null)
       return refuse(
-        `the feed did not serve again the bookings at ${f.anchor.at} (${f.anchor.ids.slice(0, 3).join(", ")}) that its previous page ended with: its times or its order are inconsistent`,
+        `the feed did not serve again the bookings at ${anchor.at} (${anchor.ids.slice(0, 3).join(", ")}) that its previous page ended with: its times or its order are inconsistent`,
         false,
       );
-    return { kind: "fall-back", upTo: f.fallback.at, anchor: f.fallback, missing: f.anchor };
+    return { kind: "fall-back", upTo: f.fallback.at, anchor: f.fallback, missing: anchor };
   }
   if (f.count === 0) return { kind: "done", reason: "end" };
   const short = f.count < f.limit && !f.hasMore;
