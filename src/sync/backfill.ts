@@ -10,7 +10,7 @@
  */
 import { coerceError, isAbortError } from "../errors.js";
 import { type BackfillProgressEvent, type BackfillState, type PassTotals, readAll } from "./backfill-pass.js";
-import { runLogFields, zeroCounters } from "./counters.js";
+import { countFailedAttempts, runLogFields, zeroCounters } from "./counters.js";
 import type { BackfillStore, ListDeps } from "./detail-ports.js";
 import type { RunStatus } from "./ports.js";
 import { type RepairReport, repairMirror } from "./repair.js";
@@ -117,6 +117,7 @@ export async function runBackfill(
     }
     saveProgress(deps, stream, null);
   } catch (err) {
+    countFailedAttempts(totals, err);
     error = coerceError(err);
     status = deps.signal.aborted && isAbortError(err) ? "aborted" : "failed";
   }

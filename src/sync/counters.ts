@@ -1,4 +1,5 @@
 /** The counters every run keeps, shared by the feed walk, details, backfill and reconcile. */
+import { ApiError } from "../errors.js";
 import type { RunCounters } from "./ports.js";
 
 /** All counters at zero. */
@@ -20,4 +21,12 @@ export function runLogFields(r: RunCounters & { runId: number; status: string; d
     retries: r.retries,
     durationMs: r.durationMs,
   };
+}
+
+/** A request that failed still cost its attempts; adds them to `counters`. */
+export function countFailedAttempts(counters: Pick<RunCounters, "requests" | "retries">, err: unknown): void {
+  const attempts = err instanceof ApiError ? err.attempts : undefined;
+  if (!attempts) return;
+  counters.requests += attempts;
+  counters.retries += attempts - 1;
 }

@@ -8,7 +8,7 @@
  * the run id (`listed_by_run`), so the mirror's size does not matter.
  */
 import { coerceError, isAbortError } from "../errors.js";
-import { runLogFields, zeroCounters } from "./counters.js";
+import { countFailedAttempts, runLogFields, zeroCounters } from "./counters.js";
 import type { ListDeps, ReconcileStore, UnlistedScope } from "./detail-ports.js";
 import { storeListPage, walkList } from "./list-walk.js";
 import type { ListPage, RunCounters, RunStatus } from "./ports.js";
@@ -56,6 +56,7 @@ export async function runReconcile(
     await lookAgain(deps, scope, options, totals);
     missing = store.markUnlisted(scope);
   } catch (err) {
+    countFailedAttempts(totals, err);
     error = coerceError(err);
     status = deps.signal.aborted && isAbortError(err) ? "aborted" : "failed";
   }

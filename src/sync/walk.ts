@@ -9,7 +9,7 @@
  */
 
 import { ApiError, coerceError, isAbortError } from "../errors.js";
-import { zeroCounters } from "./counters.js";
+import { countFailedAttempts, zeroCounters } from "./counters.js";
 import { PageBuffer } from "./page-buffer.js";
 import type { BookingType, FeedPage, RunCounters, SyncDeps, WalkProgress } from "./ports.js";
 import { cursorFor, instantOf, maxOf, millisOf, minOf, nextStep, shift, type Timed } from "./window.js";
@@ -171,7 +171,7 @@ async function walk(deps: SyncDeps, options: WalkOptions, start: WalkProgress, t
       buffer.commitIfDue();
     }
   } catch (err) {
-    countAttempts(totals, err);
+    countFailedAttempts(totals, err);
     // Whatever was read is kept; its progress is that of its last page, so a rerun resumes there.
     try {
       buffer.commit();
@@ -304,14 +304,6 @@ async function settleTie(
 function inMillis(at: string, from: string, to: string): boolean {
   const ms = millisOf(at);
   return ms >= from && ms <= to;
-}
-
-/** A request that failed still cost its attempts; count them. */
-function countAttempts(totals: WalkTotals, err: unknown): void {
-  const attempts = err instanceof ApiError ? err.attempts : undefined;
-  if (!attempts) return;
-  totals.requests += attempts;
-  totals.retries += attempts - 1;
 }
 
 /** The checkpoint a finished walk records: the newest createdAt seen, never past the walk's start. */
