@@ -42,6 +42,8 @@ COPY drizzle ./drizzle
 # Created and handed to `node` before VOLUME, since changes after VOLUME would be discarded.
 RUN mkdir -p /data && chown node:node /data
 USER node
+# Bound beyond loopback, so POST /sync answers 403 until TRIGGER_TOKEN or TRIGGER_TOKEN_FILE is set
+# (the health endpoints answer either way); the database is created 0600 unless BOOKING_DB_MODE says.
 ENV BOOKING_DB_PATH=/data/bookings.db \
     HTTP_PORT=8080 \
     HTTP_HOST=0.0.0.0

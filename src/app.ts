@@ -6,8 +6,10 @@ import type { pino } from "pino";
 import { createApiClient, type RequestEvent } from "./api/client.js";
 import type { Config } from "./config/config.js";
 import { requireApi } from "./config/config.js";
+import { apiUrlProblem } from "./config/transport.js";
 import { createLogger } from "./logger.js";
 import { openStore, type Store } from "./store/index.js";
+import { personalDataPolicy } from "./store/personal-data.js";
 import type { Clock, PartnerApi } from "./sync/ports.js";
 
 export const systemClock: Clock = { now: () => new Date() };
@@ -30,8 +32,23 @@ export interface AppOptions {
 export function openApp(config: Config, options: AppOptions = {}): App {
   const { apiBaseUrl, apiToken } = requireApi(config);
   const logger = options.logger ?? createLogger({ level: config.logLevel });
+  if (config.apiAllowInsecure && apiUrlProblem(apiBaseUrl, false))
+    logger.warn(
+      { baseUrl: apiBaseUrl },
+      "BOOKING_API_ALLOW_INSECURE=true: the token is sent over plain http",
+    );
   // Feed and backfill writes run on a writer thread, overlapping the next pages' fetching (store/writer-thread.ts).
-  const store = openStore(config.dbPath, { logger, writerThread: true });
+  const personalData = personalDataPolicy(config.personalData, config.personalDataKey);
+  if (personalData?.mode === "hash" && config.personalDataKey === undefined)
+    logger.warn(
+      "SYNC_PERSONAL_DATA=hash without SYNC_PERSONAL_DATA_KEY: a phone number's hash can be reversed by hashing every number",
+    );
+  const store = openStore(config.dbPath, {
+    logger,
+    writerThread: true,
+    personalData,
+    mode: Number.parseInt(config.dbMode, 8),
+  });
   const api = createApiClient({
     baseUrl: apiBaseUrl,
     token: apiToken,

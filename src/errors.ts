@@ -25,13 +25,16 @@ export class ApiError extends Error {
   readonly retryAfterMs: number | undefined;
   /** HTTP attempts made before giving up, when the error comes from a retrying client. */
   readonly attempts: number | undefined;
+  /** What the operator should check, when the answer says (e.g. the token, the base URL). */
+  readonly hint: string | undefined;
   constructor(
     message: string,
     options: {
-      status?: number;
+      status?: number | undefined;
       retryable: boolean;
-      retryAfterMs?: number;
-      attempts?: number;
+      retryAfterMs?: number | undefined;
+      attempts?: number | undefined;
+      hint?: string | undefined;
       cause?: unknown;
     },
   ) {
@@ -40,6 +43,7 @@ export class ApiError extends Error {
     this.retryable = options.retryable;
     this.retryAfterMs = options.retryAfterMs;
     this.attempts = options.attempts;
+    this.hint = options.hint;
   }
 }
 

@@ -3,6 +3,7 @@
  * own output. Stacks are logged at debug level only; secrets are redacted by path as a last guard
  * (the token is never put in a log object in the first place).
  */
+import { Writable } from "node:stream";
 import { pino } from "pino";
 import pretty from "pino-pretty";
 
@@ -14,6 +15,24 @@ export interface LoggerOptions {
   pretty?: boolean;
   /** Where to write (default: stderr). */
   destination?: NodeJS.WritableStream;
+}
+
+/**
+ * Lets a progress bar drawn on the same terminal step aside for a log line: `around` is given the
+ * write (it clears the bar, writes, draws the bar again). Unset while no bar is drawn.
+ */
+export const terminalLog: { around?: ((write: () => void) => void) | undefined } = {};
+
+/** stderr, through `terminalLog.around` while a bar is drawn (one per logger: pino-pretty may end it). */
+function stderrBesideBar(): Writable {
+  return new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      const write = () => void process.stderr.write(chunk);
+      if (terminalLog.around) terminalLog.around(write);
+      else write();
+      done();
+    },
+  });
 }
 
 export function createLogger(options: LoggerOptions): pino.Logger {
@@ -33,7 +52,7 @@ export function createLogger(options: LoggerOptions): pino.Logger {
     return pino(
       base,
       pretty({
-        destination,
+        destination: destination === process.stderr ? stderrBesideBar() : destination,
         colorize: true,
         sync: true,
         translateTime: "SYS:HH:MM:ss.l",

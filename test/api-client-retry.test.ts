@@ -35,11 +35,14 @@ describe("retries", () => {
       ["ok", 200, 3],
     ]);
     expect(lines).toHaveLength(2);
+    // Each retry at warn, with its cause and wait, so a struggling source is not silent.
     expect(JSON.parse(lines[0] ?? "{}")).toMatchObject({
-      level: "debug",
+      level: "warn",
       endpoint: "fetch-recent-bookings",
       attempt: 1,
       status: 503,
+      cause: "fetch-recent-bookings: HTTP 503 Service Unavailable: busy",
+      waitMs: expect.any(Number),
     });
   });
 

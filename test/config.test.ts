@@ -107,8 +107,101 @@ describe("loadConfig", () => {
     const c = loadConfig({ env: {} });
     expect(configError(() => requireApi(c)).message).toBe("BOOKING_API_BASE_URL is not set");
     expect(
-      configError(() => requireApi(loadConfig({ env: { BOOKING_API_BASE_URL: "http://h/api/v2" } }))).message,
+      configError(() => requireApi(loadConfig({ env: { BOOKING_API_BASE_URL: "https://h/api/v2" } })))
+        .message,
     ).toMatch(/no API token/);
+  });
+
+  describe("one rule for typed values, environment and flag alike", () => {
+    // [variable, flag (also the config key), text, the value read]
+    it.each([
+      ["SYNC_DETAILS", "details", "true", true],
+      ["SYNC_DETAILS", "details", "TRUE", true],
+      ["SYNC_DETAILS", "details", "Yes", true],
+      ["SYNC_DETAILS", "details", "1", true],
+      ["SYNC_DETAILS", "details", "false", false],
+      ["SYNC_DETAILS", "details", "NO", false],
+      ["SYNC_DETAILS", "details", "0", false],
+      ["SYNC_BOOKING_TYPE", "bookingType", "in", "IN"],
+      ["SYNC_BOOKING_TYPE", "bookingType", "Lc", "LC"],
+      ["SYNC_BOOKING_TYPE", "bookingType", "all", undefined],
+      ["LOG_LEVEL", "logLevel", "WARN", "warn"],
+      ["LOG_LEVEL", "logLevel", "Trace", "trace"],
+      ["SYNC_PAGE_SIZE", "pageSize", "50", 50],
+      ["SYNC_PAGE_SIZE", "pageSize", "007", 7],
+      ["SYNC_LOOKBACK_SECONDS", "lookbackSeconds", "0", 0],
+    ] as const)("%s / --%s = %j reads as %j", (name, flag, text, value) => {
+      const fromEnv = loadConfig({ env: { ...env, [name]: text } }) as unknown as Record<string, unknown>;
+      const fromFlag = loadConfig({ env, flags: { [flag]: text } }) as unknown as Record<string, unknown>;
+      expect(fromEnv[flag]).toEqual(value);
+      expect(fromFlag[flag]).toEqual(value);
+    });
+
+    it.each([
+      ["SYNC_PAGE_SIZE", "pageSize", "5e1"],
+      ["SYNC_PAGE_SIZE", "pageSize", "1.0"],
+      ["SYNC_PAGE_SIZE", "pageSize", " 5"],
+      ["SYNC_PAGE_SIZE", "pageSize", "5 "],
+      ["SYNC_PAGE_SIZE", "pageSize", "0x10"],
+      ["SYNC_PAGE_SIZE", "pageSize", "+5"],
+      ["SYNC_PAGE_SIZE", "pageSize", "Infinity"],
+      ["BACKFILL_CONCURRENCY", "concurrency", "4.0"],
+      ["SYNC_TIMEOUT_MS", "timeoutMs", "1e4"],
+      ["SYNC_DETAILS", null, "maybe"],
+      ["SYNC_DETAILS", null, "y"],
+      ["SYNC_DETAILS", null, " true"],
+      ["SYNC_DETAILS", null, "on"],
+      ["SYNC_BOOKING_TYPE", "bookingType", "XX"],
+      ["SYNC_BOOKING_TYPE", "bookingType", " IN"],
+      ["LOG_LEVEL", "logLevel", "verbose"],
+    ] as const)("refuses %s / --%s = %j, naming what is accepted", (name, flag, text) => {
+      const fromEnv = configError(() => loadConfig({ env: { ...env, [name]: text } }));
+      expect(fromEnv.message.startsWith(`${name} = ${JSON.stringify(text)} is not valid: expected `)).toBe(
+        true,
+      );
+      if (flag === null) return;
+      const fromFlag = configError(() => loadConfig({ env, flags: { [flag]: text } }));
+      expect(fromFlag.message).toMatch(/^--[a-z-]+ = /);
+      expect(fromFlag.message).toContain(`${JSON.stringify(text)} is not valid: expected `);
+    });
+
+    it("reads a flag's own boolean (a switch such as --details)", () => {
+      expect(loadConfig({ env, flags: { details: true } }).details).toBe(true);
+    });
+
+    it("still trims free text: a URL or a path with spaces around it", () => {
+      const c = loadConfig({
+        env: { ...env, BOOKING_API_BASE_URL: " https://h/api/v2 ", BOOKING_DB_PATH: " /x.db" },
+      });
+      expect(c.apiBaseUrl).toBe("https://h/api/v2");
+      expect(c.dbPath).toBe("/x.db");
+    });
+  });
+
+  describe("the hint of a bad value offers unsetting only where it means something", () => {
+    it.each([
+      ["BOOKING_API_BASE_URL", "not a url", "fix BOOKING_API_BASE_URL: it is required and has no default"],
+      ["BOOKING_API_BASE_URL", "ftp://x", "fix BOOKING_API_BASE_URL: it is required and has no default"],
+      ["SYNC_PAGE_SIZE", "0", "fix SYNC_PAGE_SIZE, or unset it for the default (100)"],
+      ["SYNC_BOOKING_TYPE", "XX", "fix SYNC_BOOKING_TYPE, or unset it to sync all booking types"],
+      [
+        "RECONCILE_SCHEDULE",
+        "nightly",
+        "fix RECONCILE_SCHEDULE, or unset it to turn scheduled reconciles off",
+      ],
+    ])("%s = %j", (name, value, hint) => {
+      const err = configError(() => loadConfig({ env: { ...env, [name]: value } }));
+      expect(err.hint).toBe(hint);
+      expect(err.hint).not.toMatch(/for the default$/);
+    });
+
+    it("names the accepted shape of a malformed base URL, from a flag too", () => {
+      const err = configError(() => loadConfig({ env, flags: { baseUrl: "host/api/v2" } }));
+      expect(err.message).toBe(
+        '--base-url = "host/api/v2" is not valid: expected an http(s) URL including /api/v2, e.g. https://host/api/v2',
+      );
+      expect(err.hint).toBe("fix --base-url: it is required and has no default");
+    });
   });
 
   it("never echoes a secret in an error", () => {

@@ -232,7 +232,9 @@ describe("booking-sync never silently loses a booking to a misbehaving source", 
         expect(r.code, `${why}\nthe exit code must be 0 or 1`).toBe(0);
         const lost = served.filter((id) => !after.live.has(id) && !after.rejected.has(id));
         const known = (s.masked ?? 0) >= lost.length;
-        expect(known ? [] : lost, `${why}\nserved bookings missing: ${describeIds(lost, server)}`).toEqual([]);
+        expect(known ? [] : lost, `${why}\nserved bookings missing: ${describeIds(lost, server)}`).toEqual(
+          [],
+        );
       }
 
       // Healed, with new bookings arriving: the mirror converges to the source exactly.

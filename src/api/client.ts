@@ -4,11 +4,13 @@
  * malformed booking never sinks a page. Every error message names the endpoint and the status and
  * is scrubbed of the token; bodies are never quoted in full.
  */
-import { readFileSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import got, { type Got, RequestError, type Response } from "got";
+import { maskUserinfo } from "../config/transport.js";
 import { ApiError, ConfigError } from "../errors.js";
 import type { FeedPage, FeedQuery, ListPage, ListQuery, Logger, PartnerApi } from "../sync/ports.js";
+import { PACKAGE_VERSION } from "../version.js";
+import { refusedRedirect, sameOriginOnly } from "./redirects.js";
 import {
   type Endpoint,
   FEED_RECORDS,
@@ -56,8 +58,11 @@ export interface ApiClientOptions {
   random?: (() => number) | undefined;
   /** Called after every HTTP attempt, for metrics. */
   onRequest?: ((event: RequestEvent) => void) | undefined;
-  /** Gets one debug line per retry: endpoint, attempt, status or cause, wait ms. Never the token. */
-  logger?: Logger | undefined;
+  /**
+   * Gets a `warn` line per retry (endpoint, attempt, status or cause, wait ms) and, when it has
+   * `trace`, one line per attempt (method, endpoint, query, status, duration). Never the token.
+   */
+  logger?: (Logger & { trace?: (obj: object, msg?: string) => void }) | undefined;
   /** User-Agent header (default `booking-sync/<package version>`). */
   userAgent?: string | undefined;
   /**
@@ -70,26 +75,15 @@ export interface ApiClientOptions {
 /** The default `maxBodyBytes`: 32 MiB, far above a page of 100 full records. */
 export const DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024;
 
-const PACKAGE_VERSION = readPackageVersion();
 // Errors that no retry can fix: a bad URL or option is a bug or a config mistake, not a fault.
 const PERMANENT_CODES = new Set([
   "ERR_INVALID_URL",
   "ERR_INVALID_ARG_TYPE",
   "ERR_INVALID_ARG_VALUE",
   "ERR_INVALID_CHAR",
+  // A redirect loop within the API's own origin loops again on the next attempt.
+  "ERR_TOO_MANY_REDIRECTS",
 ]);
-
-function readPackageVersion(): string {
-  try {
-    // src/api/ and dist/api/ both sit two levels below the package root.
-    const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
-      version?: unknown;
-    };
-    return typeof pkg.version === "string" ? pkg.version : "0.0.0";
-  } catch {
-    return "0.0.0";
-  }
-}
 
 /** Clamps to an integer in [min, max]; a non-number becomes `fallback`. */
 function clampInt(value: number, min: number, max: number, fallback: number): number {
@@ -199,6 +193,9 @@ function answer(
   records: readonly string[],
 ): { value: unknown; texts?: Buffer[] | undefined } {
   const status = res.statusCode;
+  // A redirect that comes back here is one `sameOriginOnly` would not follow: to another origin.
+  const redirect = refusedRedirect(res, new URL(ctx.base).origin);
+  if (redirect) throw new ApiError(ctx.scrub(`${endpoint}: ${redirect}`), { status, retryable: false });
   if (status >= 200 && status < 300) {
     const parsed = readPageJson(res.body, res.headers["content-type"], records);
     if (parsed.ok) return parsed;
@@ -218,7 +215,28 @@ function answer(
     status,
     retryable: status === 408 || status === 429 || status >= 500,
     retryAfterMs: parseRetryAfter(res.headers["retry-after"], Date.now()),
+    hint: hintFor(ctx, endpoint, status, parsed.ok ? parsed.value : undefined),
   });
+}
+
+/**
+ * What an operator should check after a refusal no retry fixes: the token after a 401/403, the
+ * base URL after a 404 that is not one of the API's own answers (a wrong path or host).
+ */
+function hintFor(ctx: Ctx, endpoint: Endpoint, status: number, body: unknown): string | undefined {
+  if (status === 401 || status === 403) {
+    return "check BOOKING_API_TOKEN or BOOKING_API_TOKEN_FILE (whichever is set): the partner API refused the token";
+  }
+  const isPage =
+    typeof body === "object" && body !== null && (body as { success?: unknown }).success === true;
+  if (status !== 404 || isPage) return undefined;
+  const path = new URL(ctx.base).pathname.replace(/\/+$/, "");
+  const route = `${path}/partner/booking/${endpoint}`;
+  return ctx.scrub(
+    path.endsWith("/api/v2")
+      ? `check BOOKING_API_BASE_URL: this server has no route ${route}; is it the partner API?`
+      : `check BOOKING_API_BASE_URL: it must end in /api/v2, e.g. https://host/api/v2 (this server has no route ${route})`,
+  );
 }
 
 /**
@@ -226,22 +244,42 @@ function answer(
  * time (429 Too Many Requests, or any with Retry-After) pauses every request of the client for as
  * long as this one waits: the limit is the API's, not the page's.
  */
-function report(ctx: Ctx, endpoint: Endpoint, f: FailedAttempt, durationMs: number) {
+function report(
+  ctx: Ctx,
+  endpoint: Endpoint,
+  query: Record<string, string>,
+  f: FailedAttempt,
+  durationMs: number,
+) {
   const status = f.error instanceof ApiError ? f.error.status : undefined;
   const asksForTime = status === 429 || (f.error instanceof ApiError && f.error.retryAfterMs !== undefined);
   if (f.willRetry && asksForTime) ctx.pausedUntil = Math.max(ctx.pausedUntil, performance.now() + f.waitMs);
-  ctx.options.onRequest?.({
-    endpoint,
-    outcome: f.willRetry ? "retry" : "error",
-    status,
-    durationMs,
-    attempt: f.attempt,
-  });
+  const cause = ctx.scrub(f.error instanceof Error ? f.error.message : String(f.error));
+  observe(
+    ctx,
+    query,
+    { endpoint, outcome: f.willRetry ? "retry" : "error", status, durationMs, attempt: f.attempt },
+    cause,
+  );
   if (!f.willRetry) return;
-  const cause = f.error instanceof Error ? f.error.message : String(f.error);
-  ctx.options.logger?.debug(
-    { endpoint, attempt: f.attempt, status, cause: ctx.scrub(cause), waitMs: f.waitMs },
-    "partner API request failed; retrying",
+  // At warn, so a host that does not answer is not minutes of silence at the default level.
+  const waitS = Math.round(f.waitMs / 100) / 10;
+  ctx.options.logger?.warn(
+    { endpoint, attempt: f.attempt, maxRetries: ctx.policy.maxRetries, status, cause, waitMs: f.waitMs },
+    `partner API request failed (${cause}); retry ${f.attempt} of ${ctx.policy.maxRetries} in ${waitS}s`,
+  );
+}
+
+/**
+ * Tells metrics about an attempt and logs it at trace: method, endpoint, query (which holds no
+ * secret: the token travels in a header), status and duration.
+ */
+function observe(ctx: Ctx, query: Record<string, string>, event: RequestEvent, cause?: string): void {
+  ctx.options.onRequest?.(event);
+  const durationMs = Math.round(event.durationMs * 10) / 10;
+  ctx.options.logger?.trace?.(
+    { method: "GET", ...event, durationMs, query, ...(cause === undefined ? {} : { cause }) },
+    `GET ${event.endpoint} ${event.status ?? "(no response)"} in ${durationMs} ms`,
   );
 }
 
@@ -269,10 +307,14 @@ async function call<T>(
           });
         }
         const durationMs = performance.now() - started;
-        ctx.options.onRequest?.({ endpoint, outcome: "ok", status: res.statusCode, durationMs, attempt });
+        observe(ctx, searchParams, { endpoint, outcome: "ok", status: res.statusCode, durationMs, attempt });
         return verdict.page;
       },
-      { policy: ctx.policy, signal, onFailure: (f) => report(ctx, endpoint, f, performance.now() - started) },
+      {
+        policy: ctx.policy,
+        signal,
+        onFailure: (f) => report(ctx, endpoint, searchParams, f, performance.now() - started),
+      },
     );
     return { ...value, attempts };
   } catch (err) {
@@ -290,8 +332,15 @@ async function call<T>(
 export function createApiClient(options: ApiClientOptions): PartnerApi {
   const base = options.baseUrl.replace(/\/+$/, "");
   if (!URL.canParse(base) || !/^https?:$/.test(new URL(base).protocol)) {
-    throw new ConfigError(`API base URL is not an http(s) URL: ${base}`, {
-      hint: "Try: https://host/api/v2",
+    throw new ConfigError(`API base URL is not an http(s) URL: ${maskUserinfo(base)}`, {
+      hint: "set BOOKING_API_BASE_URL to an http(s) URL ending in /api/v2, e.g. https://host/api/v2",
+    });
+  }
+  // got would send them as Basic auth in place of the token (loadConfig refuses them first).
+  const { username, password } = new URL(base);
+  if (username || password) {
+    throw new ConfigError(`API base URL has credentials in it: ${maskUserinfo(base)}`, {
+      hint: "remove user:password@ from BOOKING_API_BASE_URL; the token goes in BOOKING_API_TOKEN",
     });
   }
   const policy: RetryPolicy = {
@@ -313,6 +362,8 @@ export function createApiClient(options: ApiClientOptions): PartnerApi {
     timeout: { request: options.timeoutMs ?? 30_000 },
     retry: { limit: 0 },
     throwHttpErrors: false,
+    // Never to another origin: the token stays with the configured one (see redirects.ts).
+    followRedirect: sameOriginOnly(new URL(base).origin),
   });
 
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;

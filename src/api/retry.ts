@@ -72,6 +72,7 @@ function withAttempts(error: ApiError, attempts: number): ApiError {
     retryable: error.retryable,
     retryAfterMs: error.retryAfterMs,
     attempts,
+    hint: error.hint,
     cause: error.cause,
   });
 }

@@ -2,7 +2,7 @@
 import type { Command } from "commander";
 import { ConfigError } from "../errors.js";
 import { runBackfill } from "../sync/backfill.js";
-import { backfillSummary, EXIT } from "./output.js";
+import { backfillSummary } from "./output.js";
 import { withApiOptions } from "./program.js";
 import { progressView } from "./progress.js";
 import { runAsWriter } from "./writer-command.js";
@@ -36,7 +36,7 @@ function checkFlags(flags: Record<string, unknown>): void {
       hint: "booking-sync backfill --restart   (or leave both out to resume when there is something to resume)",
     });
   }
-  if (flags.bookingType !== undefined && flags.bookingType !== "ALL") {
+  if (flags.bookingType !== undefined && String(flags.bookingType).toUpperCase() !== "ALL") {
     throw new ConfigError("backfill cannot filter by booking type: list-bookings has no such filter", {
       hint: "booking-sync backfill   (or --source-platform web)",
     });
@@ -51,8 +51,10 @@ function checkFlags(flags: Record<string, unknown>): void {
 async function backfillAction(flags: Record<string, unknown>): Promise<number> {
   return runAsWriter(
     flags,
-    async ({ app, config, signal }) => {
+    async ({ app, config, signal, exit }) => {
       const view = progressView({ label: "backfill", logger: app.logger });
+      // Cleared at once, so the lines logged while the run stops are not drawn over.
+      signal.addEventListener("abort", () => view.stop(), { once: true });
       const report = await runBackfill(
         { ...app, signal },
         {
@@ -65,9 +67,7 @@ async function backfillAction(flags: Record<string, unknown>): Promise<number> {
         },
       ).finally(() => view.stop());
       process.stdout.write(`${backfillSummary(report)}\n`);
-      if (report.status === "success") return EXIT.ok;
-      process.stderr.write(`booking-sync: ${report.error?.message ?? report.status}\n`);
-      return EXIT.failed;
+      return exit(report, "`booking-sync backfill` resumes where it left off");
     },
     () => checkFlags(flags),
   );

@@ -17,7 +17,10 @@ export function registerMigrate(program: Command): void {
 function migrateAction(flags: Record<string, unknown>): number {
   try {
     const config = loadConfig({ flags, env: process.env });
-    const store = openStore(config.dbPath, { logger: createLogger({ level: config.logLevel }) });
+    const store = openStore(config.dbPath, {
+      logger: createLogger({ level: config.logLevel }),
+      mode: Number.parseInt(config.dbMode, 8),
+    });
     store.close();
     process.stdout.write(`database ${config.dbPath} is up to date\n`);
     return EXIT.ok;

@@ -1,9 +1,10 @@
 /** What a command prints for people: one summary line, and errors that say what to do next. */
-import { ConfigError, findCause } from "../errors.js";
+import { ApiError, ConfigError, findCause } from "../errors.js";
 import type { BackfillReport } from "../sync/backfill.js";
 import type { DetailsReport } from "../sync/details.js";
 import type { ReconcileReport } from "../sync/reconcile.js";
 import type { SyncReport } from "../sync/run-sync.js";
+import { SIGNAL_EXIT_CODES, type StopSignal } from "./signals.js";
 
 export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
 
@@ -41,10 +42,10 @@ export function backfillSummary(r: BackfillReport): string {
     : "";
   const rate =
     r.durationMs > 0 ? Math.round(((r.inserted + r.updated + r.unchanged) * 1000) / r.durationMs) : 0;
-  const next =
-    r.status === "success"
-      ? ` · checkpoint ${r.checkpointAfter ?? "unchanged (filtered)"}`
-      : " · run it again to resume";
+  // A stopped run is followed by the line that says how to resume; a refusal by what to fix.
+  let next = "";
+  if (r.status === "success") next = ` · checkpoint ${r.checkpointAfter ?? "unchanged (filtered)"}`;
+  else if (r.status === "failed" && rerunMayFix(r.error)) next = " · run it again to resume";
   return (
     `${head} ${r.stream}${r.resumed ? " (resumed)" : ""}: ${r.inserted} new, ${r.updated} updated, ` +
     `${r.unchanged} unchanged${rejects} · ${plural(r.pages, "page")}${rereads}, ${plural(r.requests, "request")}${retries}` +
@@ -69,6 +70,15 @@ export function seconds(ms: number): string {
   return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)}s`;
 }
 
+/**
+ * Whether running the command again can get past `err`: not after a refusal the API will repeat
+ * (a rejected token, a wrong URL, an oversized body), which must be fixed first.
+ */
+function rerunMayFix(err: unknown): boolean {
+  const api = findCause(err, ApiError);
+  return api === undefined || api.retryable;
+}
+
 /** Prints an error for a person and returns the exit code it deserves. */
 export function reportError(
   err: unknown,
@@ -82,7 +92,37 @@ export function reportError(
   }
   const message = err instanceof Error ? err.message : String(err);
   write(`booking-sync: ${message}\n`);
+  const hint = findCause(err, ApiError)?.hint;
+  if (hint) write(`Try: ${hint}\n`);
   return EXIT.failed;
+}
+
+/** How a run ended, as every run's report says it. */
+export interface Outcome {
+  status: "success" | "failed" | "aborted";
+  error?: Error | undefined;
+}
+
+/**
+ * The exit code of a finished run, after the line that says why it did not succeed: 130/143 and
+ * `stopped; <resume>` when a signal stopped it, else the error (and what to check) and 1.
+ */
+export function exitFor(
+  r: Outcome,
+  stop: { by: StopSignal | undefined; reason: unknown; resume: string },
+  write: (s: string) => void = (s) => process.stderr.write(s),
+): number {
+  if (r.status === "success") return EXIT.ok;
+  if (stop.by) {
+    write(`booking-sync: stopped; ${stop.resume}\n`);
+    return SIGNAL_EXIT_CODES[stop.by];
+  }
+  // Aborted without a signal: the lease was lost; say that, not "request aborted".
+  if (r.status === "aborted" && stop.reason instanceof Error) {
+    write(`booking-sync: ${stop.reason.message}; ${stop.resume}\n`);
+    return EXIT.failed;
+  }
+  return reportError(r.error ?? new Error(r.status), write);
 }
 
 /** "1 page", "3 pages". */

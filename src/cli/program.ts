@@ -1,10 +1,12 @@
 /** The commander program: global options, one file per command, exit codes 0/1/2. */
-import { Command, CommanderError, Option } from "commander";
+import { Command, CommanderError } from "commander";
 import { describeEnvironment } from "../config/config.js";
+import { PACKAGE_VERSION } from "../version.js";
 import { registerBackfill } from "./backfill.js";
 import { registerMigrate } from "./migrate.js";
 import { EXIT, reportError } from "./output.js";
 import { registerReconcile } from "./reconcile.js";
+import { registerRewritePersonalData } from "./rewrite-personal-data.js";
 import { registerRun } from "./run.js";
 import { registerSimulate } from "./simulate.js";
 import { registerSync } from "./sync.js";
@@ -13,23 +15,19 @@ import { registerSync } from "./sync.js";
 export function withApiOptions(cmd: Command): Command {
   return cmd
     .option("--base-url <url>", "partner API base URL including /api/v2 (BOOKING_API_BASE_URL)")
-    .addOption(
-      new Option("--booking-type <type>", "only this booking type (SYNC_BOOKING_TYPE)").choices([
-        "IN",
-        "LC",
-        "ALL",
-      ]),
-    )
+    .option("--booking-type <type>", "only this booking type: IN, LC or ALL (SYNC_BOOKING_TYPE)")
     .option("--page-size <n>", "bookings per request, 1-100 (SYNC_PAGE_SIZE)")
     .option("--lookback-seconds <s>", "re-read margin below the checkpoint (SYNC_LOOKBACK_SECONDS)")
     .option("--timeout-ms <ms>", "timeout of one HTTP attempt (SYNC_TIMEOUT_MS)")
     .option("--max-retries <n>", "retries of a failed request (SYNC_MAX_RETRIES)")
-    .option("--max-response-mb <mb>", "largest response body read, in MB (SYNC_MAX_RESPONSE_MB)");
+    .option("--max-response-mb <mb>", "largest response body read, in MB (SYNC_MAX_RESPONSE_MB)")
+    .option("--personal-data <mode>", "keep, hash or drop personal fields (SYNC_PERSONAL_DATA)");
 }
 
 export function buildProgram(): Command {
   const program = new Command("booking-sync")
     .description("Mirror partner bookings into a SQLite database you own, incrementally and without loss.")
+    .version(PACKAGE_VERSION, "-V, --version", "print the version and exit")
     .option("--db <path>", "SQLite database file (BOOKING_DB_PATH)")
     .option("--log-level <level>", "trace, debug, info, warn, error, fatal or silent (LOG_LEVEL)")
     .showSuggestionAfterError()
@@ -45,6 +43,7 @@ export function buildProgram(): Command {
   registerBackfill(program);
   registerReconcile(program);
   registerMigrate(program);
+  registerRewritePersonalData(program);
   registerSimulate(program);
   return program;
 }

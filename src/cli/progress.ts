@@ -3,6 +3,7 @@
  * every few seconds otherwise, so a container's log shows the job moving.
  */
 import cliProgress from "cli-progress";
+import { terminalLog } from "../logger.js";
 import type { Logger } from "../sync/ports.js";
 
 export interface ProgressEvent {
@@ -19,8 +20,9 @@ export interface ProgressEvent {
 }
 
 export interface ProgressView {
+  /** Shows the latest counts; ignored once stopped. */
   update(event: ProgressEvent): void;
-  /** Ends the bar (or logs the last line); safe to call twice. */
+  /** Clears the bar from the terminal (or logs the last line); safe to call twice. */
   stop(): void;
 }
 
@@ -42,27 +44,37 @@ export function progressView(options: ProgressViewOptions): ProgressView {
   return tty ? barView(options.label) : logView(options);
 }
 
+/**
+ * A bar on the last line of the terminal. It is cleared when it stops (the summary line follows),
+ * and steps aside for every log line: cleared, the line written, then drawn again below it, since
+ * a line written under a live bar is overwritten when the bar restores its cursor.
+ */
 function barView(label: string): ProgressView {
+  const common = { stream: process.stderr, hideCursor: true, clearOnComplete: true };
   const withTotal = new cliProgress.SingleBar(
     {
+      ...common,
       format: `${label} [{bar}] {value}/{total} pages | {bookings} bookings | {rate}/s | ETA {eta_text}`,
-      stream: process.stderr,
-      hideCursor: true,
       etaBuffer: 50,
     },
     cliProgress.Presets.shades_classic,
   );
   const counting = new cliProgress.SingleBar(
-    {
-      format: `${label} {value} pages | {bookings} bookings | {rate}/s {note}`,
-      stream: process.stderr,
-      hideCursor: true,
-    },
+    { ...common, format: `${label} {value} pages | {bookings} bookings | {rate}/s {note}` },
     cliProgress.Presets.shades_classic,
   );
   let bar: cliProgress.SingleBar | undefined;
+  let shown: { total: number; value: number; payload: object } | undefined;
+  let stopped = false;
+  const around = (write: () => void) => {
+    if (!bar || !shown) return write();
+    bar.stop();
+    write();
+    bar.start(shown.total, shown.value, shown.payload);
+  };
   return {
     update(e) {
+      if (stopped) return;
       const payload = {
         bookings: e.bookings,
         rate: Math.round(e.ratePerSec),
@@ -72,13 +84,18 @@ function barView(label: string): ProgressView {
       const total = e.totalPages ?? null;
       if (!bar) {
         bar = total === null ? counting : withTotal;
-        bar.start(total ?? 0, e.pages, payload);
+        shown = { total: total ?? 0, value: e.pages, payload };
+        bar.start(shown.total, e.pages, payload);
+        terminalLog.around = around;
         return;
       }
       if (total !== null) bar.setTotal(total);
       bar.update(e.pages, payload);
+      shown = { total: total ?? shown?.total ?? 0, value: e.pages, payload };
     },
     stop() {
+      stopped = true;
+      if (terminalLog.around === around) terminalLog.around = undefined;
       bar?.stop();
       bar = undefined;
     },
@@ -97,8 +114,10 @@ function logView(options: ProgressViewOptions): ProgressView {
     options.logger.info(fields, `${options.label} progress`);
     logged = true;
   };
+  let stopped = false;
   return {
     update(e) {
+      if (stopped) return;
       last = e;
       logged = false;
       if (now() - lastAt < interval) return;
@@ -106,7 +125,8 @@ function logView(options: ProgressViewOptions): ProgressView {
       log(e);
     },
     stop() {
-      if (last && !logged) log(last);
+      if (last && !logged && !stopped) log(last);
+      stopped = true;
     },
   };
 }

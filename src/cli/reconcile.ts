@@ -2,7 +2,7 @@
 import type { Command } from "commander";
 import { ConfigError } from "../errors.js";
 import { runReconcile } from "../sync/reconcile.js";
-import { EXIT, reconcileSummary } from "./output.js";
+import { reconcileSummary } from "./output.js";
 import { withApiOptions } from "./program.js";
 import { progressView } from "./progress.js";
 import { runAsWriter } from "./writer-command.js";
@@ -45,7 +45,7 @@ export function parseSince(text: string, now: Date): string {
 async function reconcileAction(flags: Record<string, unknown>): Promise<number> {
   let since: string | null = null;
   const check = () => {
-    if (flags.bookingType !== undefined && flags.bookingType !== "ALL") {
+    if (flags.bookingType !== undefined && String(flags.bookingType).toUpperCase() !== "ALL") {
       throw new ConfigError("reconcile cannot filter by booking type: list-bookings has no such filter", {
         hint: "booking-sync reconcile --since 7d",
       });
@@ -54,8 +54,9 @@ async function reconcileAction(flags: Record<string, unknown>): Promise<number> 
   };
   return runAsWriter(
     flags,
-    async ({ app, config, signal }) => {
+    async ({ app, config, signal, exit }) => {
       const view = progressView({ label: "reconcile", logger: app.logger });
+      signal.addEventListener("abort", () => view.stop(), { once: true });
       const startedMs = app.clock.now().getTime();
       const report = await runReconcile(
         { ...app, signal },
@@ -73,9 +74,10 @@ async function reconcileAction(flags: Record<string, unknown>): Promise<number> 
         },
       ).finally(() => view.stop());
       process.stdout.write(`${reconcileSummary(report)}\n`);
-      if (report.status === "success") return EXIT.ok;
-      process.stderr.write(`booking-sync: ${report.error?.message ?? report.status}\n`);
-      return EXIT.failed;
+      return exit(
+        report,
+        "nothing was marked missing; the next `booking-sync reconcile` reads its window again",
+      );
     },
     check,
   );

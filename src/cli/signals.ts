@@ -2,15 +2,25 @@
  * The first SIGINT/SIGTERM asks the work to stop (in-flight requests abort, what was read is
  * committed); a second one exits at once. Nothing is lost either way: progress commits with data.
  */
-export function abortOnSignals(onFirst?: (signal: NodeJS.Signals) => void): {
+
+/** Exit code of a command stopped by a signal: 128 + the signal's number, as shells report it. */
+export const SIGNAL_EXIT_CODES = { SIGINT: 130, SIGTERM: 143 } as const;
+
+export type StopSignal = keyof typeof SIGNAL_EXIT_CODES;
+
+export function abortOnSignals(onFirst?: (signal: StopSignal) => void): {
   signal: AbortSignal;
-  /** Aborts as a first signal would, e.g. when the writer lease is lost. */
-  abort(): void;
+  /** The signal that stopped the work, if one did. */
+  received(): StopSignal | undefined;
+  /** Aborts as a first signal would, e.g. when the writer lease is lost; `why` becomes the reason. */
+  abort(why?: string): void;
   dispose(): void;
 } {
   const controller = new AbortController();
-  const handler = (signal: NodeJS.Signals) => {
-    if (controller.signal.aborted) process.exit(signal === "SIGINT" ? 130 : 143);
+  let received: StopSignal | undefined;
+  const handler = (signal: StopSignal) => {
+    if (controller.signal.aborted) process.exit(SIGNAL_EXIT_CODES[signal]);
+    received = signal;
     onFirst?.(signal);
     controller.abort(new Error(`received ${signal}`));
   };
@@ -18,7 +28,8 @@ export function abortOnSignals(onFirst?: (signal: NodeJS.Signals) => void): {
   process.on("SIGTERM", handler);
   return {
     signal: controller.signal,
-    abort: () => controller.abort(new Error("stopped")),
+    received: () => received,
+    abort: (why = "stopped") => controller.abort(new Error(why)),
     dispose() {
       process.off("SIGINT", handler);
       process.off("SIGTERM", handler);

@@ -1,5 +1,6 @@
 /** `booking-sync simulate`: serve the bundled partner-API simulator until interrupted. */
 import type { Command } from "commander";
+import { choice, int } from "../config/settings.js";
 import { ConfigError } from "../errors.js";
 import { startSimulator } from "../simulator/index.js";
 import { EXIT, reportError } from "./output.js";
@@ -20,9 +21,10 @@ export function registerSimulate(program: Command): void {
     });
 }
 
+/** A flag's whole number, by the rule every setting follows (config/settings.ts). */
 function whole(name: string, value: string, min: number, max: number): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < min || n > max) {
+  const n = int(min, max).safeParse(value);
+  if (!n.success) {
     throw new ConfigError(
       `--${name} = ${JSON.stringify(value)} is not valid: expected a whole number from ${min} to ${max}`,
       {
@@ -30,12 +32,13 @@ function whole(name: string, value: string, min: number, max: number): number {
       },
     );
   }
-  return n;
+  return n.data;
 }
 
 async function simulateAction(o: Record<string, string>): Promise<number> {
   try {
-    if (o.cursor !== "exclusive" && o.cursor !== "inclusive") {
+    const cursor = choice(["exclusive", "inclusive"]).safeParse(o.cursor);
+    if (!cursor.success) {
       throw new ConfigError(
         `--cursor = ${JSON.stringify(o.cursor)} is not valid: expected exclusive or inclusive`,
         {
@@ -48,7 +51,7 @@ async function simulateAction(o: Record<string, string>): Promise<number> {
       bookings: whole("bookings", o.bookings ?? "5000", 0, 100_000_000),
       seed: whole("seed", o.seed ?? "1", 0, 2 ** 31),
       token: o.token,
-      cursor: o.cursor,
+      cursor: cursor.data,
       tieRun: whole("tie-run", o.tieRun ?? "1", 1, 1_000_000),
       latencyMs: whole("latency-ms", o.latencyMs ?? "0", 0, 600_000),
     });

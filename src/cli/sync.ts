@@ -1,12 +1,9 @@
 /** `booking-sync sync`: one incremental sync, then exit. */
 import type { Command } from "commander";
-import { openApp } from "../app.js";
-import { loadConfig } from "../config/config.js";
-import { takeWriterLease } from "../store/writer-lease.js";
 import { runSync } from "../sync/run-sync.js";
-import { EXIT, reportError, syncSummary } from "./output.js";
+import { syncSummary } from "./output.js";
 import { withApiOptions } from "./program.js";
-import { abortOnSignals } from "./signals.js";
+import { runAsWriter } from "./writer-command.js";
 
 export function registerSync(program: Command): void {
   withApiOptions(program.command("sync"))
@@ -21,16 +18,10 @@ export function registerSync(program: Command): void {
     });
 }
 
-async function syncAction(flags: Record<string, unknown>): Promise<number> {
-  let app: ReturnType<typeof openApp> | undefined;
-  const signals = abortOnSignals();
-  try {
-    const config = loadConfig({ flags, env: process.env });
-    app = openApp(config);
-    const lease = takeWriterLease(app.store, { clock: app.clock, logger: app.logger, onLost: signals.abort });
-    if (!lease.acquired) throw new Error(lease.message);
+function syncAction(flags: Record<string, unknown>): Promise<number> {
+  return runAsWriter(flags, async ({ app, config, signal, exit }) => {
     const report = await runSync(
-      { ...app, signal: signals.signal },
+      { ...app, signal },
       {
         bookingType: config.bookingType,
         pageSize: config.pageSize,
@@ -38,17 +29,8 @@ async function syncAction(flags: Record<string, unknown>): Promise<number> {
         details: config.details,
         detailsMaxPages: config.detailsMaxPages,
       },
-    ).finally(() => lease.release());
+    );
     process.stdout.write(`${syncSummary(report)}\n`);
-    if (report.status !== "success") {
-      process.stderr.write(`booking-sync: ${report.error?.message ?? report.status}\n`);
-      return EXIT.failed;
-    }
-    return EXIT.ok;
-  } catch (err) {
-    return reportError(err);
-  } finally {
-    app?.close();
-    signals.dispose();
-  }
+    return exit(report, "the next `booking-sync sync` resumes where this one left off");
+  });
 }

@@ -5,7 +5,7 @@
 import { type App, openApp } from "../app.js";
 import { type Config, loadConfig } from "../config/config.js";
 import { takeWriterLease } from "../store/writer-lease.js";
-import { reportError } from "./output.js";
+import { exitFor, type Outcome, reportError } from "./output.js";
 import { abortOnSignals } from "./signals.js";
 
 export interface WriterContext {
@@ -13,11 +13,17 @@ export interface WriterContext {
   config: Config;
   /** Aborted by the first SIGINT/SIGTERM, or when the writer lease is lost. */
   signal: AbortSignal;
+  /**
+   * The exit code of the run's outcome, after printing why it did not succeed: a signal gives
+   * 130/143 and `stopped; <resume>` (e.g. "`booking-sync backfill` resumes where it left off").
+   */
+  exit(outcome: Outcome, resume: string): number;
 }
 
 /**
  * Runs `work` as the database's single writer and returns its exit code; a usage or config error
- * gives 2, any other failure 1. `check` validates flags before anything is opened.
+ * gives 2, any other failure 1, a signal 130 (SIGINT) or 143 (SIGTERM). `check` validates flags
+ * before anything is opened.
  */
 export async function runAsWriter(
   flags: Record<string, unknown>,
@@ -30,10 +36,16 @@ export async function runAsWriter(
     check?.();
     const config = loadConfig({ flags, env: process.env });
     app = openApp(config);
-    const lease = takeWriterLease(app.store, { clock: app.clock, logger: app.logger, onLost: signals.abort });
+    const lease = takeWriterLease(app.store, {
+      clock: app.clock,
+      logger: app.logger,
+      onLost: () => signals.abort("lost the writer lease to another process"),
+    });
     if (!lease.acquired) throw new Error(lease.message);
+    const exit = (outcome: Outcome, resume: string) =>
+      exitFor(outcome, { by: signals.received(), reason: signals.signal.reason, resume });
     try {
-      return await work({ app, config, signal: signals.signal });
+      return await work({ app, config, signal: signals.signal, exit });
     } finally {
       lease.release();
     }

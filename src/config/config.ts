@@ -5,15 +5,20 @@
 import { readFileSync } from "node:fs";
 import { ConfigError } from "../errors.js";
 import type { BookingType } from "../sync/ports.js";
-import { SETTINGS, type Setting } from "./settings.js";
+import { type PERSONAL_DATA_MODES, readsExactly, SETTINGS, type Setting } from "./settings.js";
+import { apiUrlProblem, maskUserinfo } from "./transport.js";
 
 export interface Config {
   /** Partner API base URL including /api/v2, without a trailing slash. */
   apiBaseUrl: string | undefined;
   /** Bearer token, from BOOKING_API_TOKEN or the file BOOKING_API_TOKEN_FILE names. */
   apiToken: string | undefined;
+  /** Allow plain http to a host that is not loopback; default false. */
+  apiAllowInsecure: boolean;
   /** SQLite file; default ./data/bookings.db. */
   dbPath: string;
+  /** Octal file mode of a new database (and its -wal/-shm): "0600" (default), "0640" or "0644". */
+  dbMode: "0600" | "0640" | "0644";
   /** Feed scope; undefined syncs all bookings. */
   bookingType: BookingType | undefined;
   /** Bookings per request, 1–100; default 100. */
@@ -32,6 +37,13 @@ export interface Config {
   detailsMaxPages: number;
   /** Pages a backfill fetches at once; default 4. */
   concurrency: number;
+  /**
+   * What the mirror stores of senders' and receivers' personal fields (store/personal-data.ts):
+   * "keep" (default) as received, "hash" a stable hash of each value, "drop" nothing.
+   */
+  personalData: PersonalDataMode;
+  /** Key of the hashes (HMAC-SHA256), from SYNC_PERSONAL_DATA_KEY or its _FILE; plain SHA-256 when undefined. */
+  personalDataKey: string | undefined;
   logLevel: "trace" | "debug" | "info" | "warn" | "error" | "fatal" | "silent";
   /** Cron expression of the daemon's syncs; default every minute. */
   schedule: string;
@@ -43,7 +55,10 @@ export interface Config {
   httpHost: string;
   /** /readyz turns unready when the last success is older, seconds; undefined = 3 schedule periods. */
   readyMaxAgeSeconds: number | undefined;
-  /** Shared secret for POST /sync; open when undefined. */
+  /**
+   * Shared secret for POST /sync, from TRIGGER_TOKEN or the file TRIGGER_TOKEN_FILE names; when
+   * undefined the trigger is open on a loopback bind and refused on any other.
+   */
   triggerToken: string | undefined;
 }
 
@@ -63,12 +78,15 @@ export function loadConfig({
 }: ConfigInput): Config {
   const out: Record<string, unknown> = {};
   for (const setting of SETTINGS) out[setting.key] = resolve(setting, flags, env);
-  out.apiToken = resolveToken(
-    out.apiToken as string | undefined,
-    out.apiTokenFile as string | undefined,
-    readFile,
-  );
+  out.apiToken = resolveToken(API_TOKEN, out.apiToken, out.apiTokenFile, readFile);
+  out.triggerToken = resolveToken(TRIGGER_TOKEN, out.triggerToken, out.triggerTokenFile, readFile);
   delete out.apiTokenFile;
+  delete out.triggerTokenFile;
+  const keyFile = out.personalDataKeyFile as string | undefined;
+  out.personalDataKey = resolveToken(PERSONAL_DATA_KEY, out.personalDataKey, keyFile, readFile);
+  delete out.personalDataKeyFile;
+  checkPersonalData(out.personalData, out.personalDataKey, keyFile, flags);
+  checkApiUrl(out.apiBaseUrl as string | undefined, out.apiAllowInsecure === true, flags, env);
   return out as unknown as Config;
 }
 
@@ -93,39 +111,111 @@ function resolve(setting: Setting, flags: Record<string, unknown>, env: Record<s
   const raw = fromFlag !== undefined ? fromFlag : fromEnv;
   // An empty variable means unset, as in most shells' `VAR= cmd` idiom.
   if (raw === undefined || raw === "") return setting.default;
-  const parsed = setting.schema.safeParse(typeof raw === "string" ? raw.trim() : raw);
+  // Numbers, booleans and choices are read exactly as written (settings.ts); free text is trimmed.
+  const parsed = setting.schema.safeParse(
+    typeof raw === "string" && !readsExactly(setting) ? raw.trim() : raw,
+  );
   if (parsed.success) return parsed.data;
   const name = fromFlag !== undefined ? `--${kebab(setting.flag as string)}` : (setting.env as string);
-  const shown = setting.secret ? "(hidden)" : JSON.stringify(raw);
+  const shown = setting.secret
+    ? "(hidden)"
+    : JSON.stringify(typeof raw === "string" ? maskUserinfo(raw) : raw);
   throw new ConfigError(`${name} = ${shown} is not valid: expected ${setting.accepts}`, {
-    hint: `fix ${name}, or unset it for the default${setting.default === undefined ? "" : ` (${setting.default})`}`,
+    hint: fixHint(setting, name),
   });
 }
 
-function resolveToken(token: string | undefined, file: string | undefined, readFile: (p: string) => string) {
+/** The `Try:` of a bad value: unsetting is offered only where it means something. */
+function fixHint(setting: Setting, name: string): string {
+  if (setting.required) return `fix ${name}: it is required and has no default`;
+  if (setting.default !== undefined) return `fix ${name}, or unset it for the default (${setting.default})`;
+  return setting.unset ? `fix ${name}, or unset it ${setting.unset}` : `fix ${name}, or unset it`;
+}
+
+/** A secret given either in a variable or in a file another variable names. */
+interface TokenSource {
+  token: string;
+  file: string;
+}
+const API_TOKEN: TokenSource = { token: "BOOKING_API_TOKEN", file: "BOOKING_API_TOKEN_FILE" };
+const TRIGGER_TOKEN: TokenSource = { token: "TRIGGER_TOKEN", file: "TRIGGER_TOKEN_FILE" };
+const PERSONAL_DATA_KEY: TokenSource = {
+  token: "SYNC_PERSONAL_DATA_KEY",
+  file: "SYNC_PERSONAL_DATA_KEY_FILE",
+};
+
+export type PersonalDataMode = (typeof PERSONAL_DATA_MODES)[number];
+
+/**
+ * The key only makes hashes. Set with `keep`, hashing was meant and is not happening, so it is
+ * refused rather than ignored (with `drop` it has nothing to hash). A key read from its file is
+ * held to the variable's rule.
+ */
+function checkPersonalData(
+  mode: unknown,
+  key: unknown,
+  keyFile: string | undefined,
+  flags: Record<string, unknown>,
+): void {
+  if (key !== undefined && mode === "keep") {
+    const name = flags.personalData !== undefined ? "--personal-data" : "SYNC_PERSONAL_DATA";
+    throw new ConfigError(`SYNC_PERSONAL_DATA_KEY is set but ${name} is keep: the key is only used to hash`, {
+      hint: "set SYNC_PERSONAL_DATA=hash to store personal fields hashed, or unset SYNC_PERSONAL_DATA_KEY(_FILE)",
+    });
+  }
+  if (typeof key === "string" && key.length < 16) {
+    throw new ConfigError(
+      `SYNC_PERSONAL_DATA_KEY_FILE = ${JSON.stringify(keyFile)} is not valid: expected a file holding a secret of at least 16 characters (it holds ${key.length})`,
+      { hint: "write a longer key into the file, e.g. the output of `openssl rand -hex 32`" },
+    );
+  }
+}
+
+function resolveToken(names: TokenSource, token: unknown, file: unknown, readFile: (p: string) => string) {
   if (token && file) {
-    throw new ConfigError("both BOOKING_API_TOKEN and BOOKING_API_TOKEN_FILE are set", {
+    throw new ConfigError(`both ${names.token} and ${names.file} are set`, {
       hint: "unset one of them",
     });
   }
-  if (!file) return token;
+  if (typeof file !== "string") return token as string | undefined;
   let text: string;
   try {
     text = readFile(file);
   } catch (err) {
     const reason = (err as NodeJS.ErrnoException).code ?? "unreadable";
-    throw new ConfigError(`BOOKING_API_TOKEN_FILE = ${JSON.stringify(file)} cannot be read (${reason})`, {
+    throw new ConfigError(`${names.file} = ${JSON.stringify(file)} cannot be read (${reason})`, {
       hint: "point it at a readable file that holds the token",
       cause: err,
     });
   }
   const fromFile = text.trim();
   if (!fromFile) {
-    throw new ConfigError(`BOOKING_API_TOKEN_FILE = ${JSON.stringify(file)} is empty`, {
+    throw new ConfigError(`${names.file} = ${JSON.stringify(file)} is empty`, {
       hint: "write the token into the file",
     });
   }
   return fromFile;
+}
+
+/**
+ * Refuses, before any connection, a base URL the token must not be sent to: credentials in it
+ * (got would send them as Basic auth in place of the token) or plain http beyond loopback.
+ */
+function checkApiUrl(
+  url: string | undefined,
+  allowInsecure: boolean,
+  flags: Record<string, unknown>,
+  env: Record<string, string | undefined>,
+): void {
+  const problem = url === undefined ? undefined : apiUrlProblem(url, allowInsecure);
+  if (!problem) return;
+  const fromFlag = flags.baseUrl !== undefined;
+  const name = fromFlag ? "--base-url" : "BOOKING_API_BASE_URL";
+  const raw = String(fromFlag ? flags.baseUrl : env.BOOKING_API_BASE_URL);
+  throw new ConfigError(
+    `${name} = ${JSON.stringify(maskUserinfo(raw))} is not valid: expected ${problem.expected}`,
+    { hint: problem.hint },
+  );
 }
 
 function kebab(s: string): string {
@@ -134,9 +224,10 @@ function kebab(s: string): string {
 
 /** The environment variables, one line each, for `--help`. */
 export function describeEnvironment(): string {
+  const width = Math.max(...SETTINGS.map((s) => s.env?.length ?? 0));
   const rows = SETTINGS.filter((s) => s.env).map((s) => {
     const def = s.default === undefined ? "" : ` (default ${s.default})`;
-    return `  ${(s.env as string).padEnd(24)} ${s.help}${def}`;
+    return `  ${(s.env as string).padEnd(width)} ${s.help}${def}`;
   });
   return `Environment variables (flags override them):\n${rows.join("\n")}`;
 }

@@ -6,11 +6,57 @@ import cron from "node-cron";
 import { z } from "zod";
 
 const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "silent"] as const;
+/** What the mirror stores of senders' and receivers' personal fields (store/personal-data.ts). */
+export const PERSONAL_DATA_MODES = ["keep", "hash", "drop"] as const;
 
-const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
-const bool = z
-  .union([z.boolean(), z.enum(["true", "false", "1", "0", "yes", "no"])])
-  .transform((v) => v === true || v === "true" || v === "1" || v === "yes");
+/*
+ * One rule for every typed setting, environment and flag alike (README, "Configuration"):
+ * - a whole number is digits only, with "-" for a negative: `5e1`, `1.0`, `0x10`, `+5` are refused;
+ * - a boolean is true/false, yes/no or 1/0, in any letter case;
+ * - a choice (IN/LC, a log level, ...) is one of its words in any letter case, stored in the case
+ *   listed;
+ * - none of them may have spaces around it. Free text (URLs, paths, hosts, cron) is trimmed.
+ */
+const exactSchemas = new WeakSet<z.ZodType>();
+/** Marks a schema of the rule above (the outermost one): `loadConfig` hands it the value untrimmed. */
+export function exact<T extends z.ZodType>(schema: T): T {
+  exactSchemas.add(schema);
+  return schema;
+}
+/** Whether the setting's value is read exactly as written (no trimming). */
+export function readsExactly(setting: Setting): boolean {
+  return exactSchemas.has(setting.schema);
+}
+
+const digits = z
+  .string()
+  .regex(/^-?\d+$/)
+  .transform(Number);
+/** A whole number from `min` to `max`, written in digits (a number given as such passes too). */
+export const int = (min: number, max: number) =>
+  exact(z.union([z.number(), digits]).pipe(z.number().int().min(min).max(max)));
+const BOOLEAN_WORDS = { true: true, yes: true, "1": true, false: false, no: false, "0": false } as const;
+/** true/false, yes/no, 1/0 in any letter case (or a flag's own boolean). */
+export const bool = exact(
+  z.union([
+    z.boolean(),
+    z
+      .string()
+      .transform((s) => s.toLowerCase())
+      .pipe(z.enum(Object.keys(BOOLEAN_WORDS) as [keyof typeof BOOLEAN_WORDS]))
+      .transform((w) => BOOLEAN_WORDS[w]),
+  ]),
+);
+/** One of `words` in any letter case, returned as listed (all of one case: upper or lower). */
+export const choice = <const T extends readonly [string, ...string[]]>(words: T) => {
+  const upper = words.every((w) => w === w.toUpperCase());
+  return exact(
+    z
+      .string()
+      .transform((s) => (upper ? s.toUpperCase() : s.toLowerCase()))
+      .pipe(z.enum(words)),
+  );
+};
 const httpUrl = z
   .string()
   .url()
@@ -35,6 +81,10 @@ export interface Setting {
   help: string;
   /** Its value never appears in output or errors. */
   secret?: boolean;
+  /** It has no default: an error must not suggest unsetting it. */
+  required?: boolean;
+  /** What leaving it unset does, when it has no default value, e.g. "to sync all booking types". */
+  unset?: string;
 }
 
 export const SETTINGS: readonly Setting[] = [
@@ -46,6 +96,7 @@ export const SETTINGS: readonly Setting[] = [
     default: undefined,
     accepts: "an http(s) URL including /api/v2, e.g. https://host/api/v2",
     help: "partner API base URL (required for API commands)",
+    required: true,
   },
   {
     key: "apiToken",
@@ -67,6 +118,15 @@ export const SETTINGS: readonly Setting[] = [
     help: "read the token from this file (container secrets)",
   },
   {
+    key: "apiAllowInsecure",
+    env: "BOOKING_API_ALLOW_INSECURE",
+    flag: null,
+    schema: bool,
+    default: false,
+    accepts: "true or false (or yes/no, 1/0)",
+    help: "allow a plain http:// base URL to a host that is not loopback (test rigs only)",
+  },
+  {
     key: "dbPath",
     env: "BOOKING_DB_PATH",
     flag: "db",
@@ -76,12 +136,22 @@ export const SETTINGS: readonly Setting[] = [
     help: "SQLite database file",
   },
   {
+    key: "dbMode",
+    env: "BOOKING_DB_MODE",
+    flag: null,
+    schema: z.enum(["0600", "600", "0640", "640", "0644", "644"]).transform((v) => v.padStart(4, "0")),
+    default: "0600",
+    accepts: "0600 (owner only), 0640 (its group may read) or 0644 (every local user may read)",
+    help: "mode of a new database file and its -wal/-shm: 0600, 0640 or 0644 (new folders 0700/0750/0755)",
+  },
+  {
     key: "bookingType",
     env: "SYNC_BOOKING_TYPE",
     flag: "bookingType",
-    schema: z.enum(["IN", "LC", "ALL", ""]).transform((v) => (v === "IN" || v === "LC" ? v : undefined)),
+    schema: exact(choice(["IN", "LC", "ALL"]).transform((v) => (v === "IN" || v === "LC" ? v : undefined))),
     default: undefined,
     accepts: "IN, LC, or empty/ALL for all bookings",
+    unset: "to sync all booking types",
     help: "only sync this booking type",
   },
   {
@@ -135,7 +205,7 @@ export const SETTINGS: readonly Setting[] = [
     flag: "details",
     schema: bool,
     default: false,
-    accepts: "true or false",
+    accepts: "true or false (or yes/no, 1/0)",
     help: "after a sync, fill in full details through list-bookings",
   },
   {
@@ -157,10 +227,38 @@ export const SETTINGS: readonly Setting[] = [
     help: "pages a backfill fetches at once",
   },
   {
+    key: "personalData",
+    env: "SYNC_PERSONAL_DATA",
+    flag: "personalData",
+    schema: choice(PERSONAL_DATA_MODES),
+    default: "keep",
+    accepts: "keep, hash or drop",
+    help: "names, phones, emails and address lines of senders and receivers: keep, hash or drop them",
+  },
+  {
+    key: "personalDataKey",
+    env: "SYNC_PERSONAL_DATA_KEY",
+    flag: null,
+    schema: z.string().min(16),
+    default: undefined,
+    accepts: "a secret of at least 16 characters",
+    help: "with SYNC_PERSONAL_DATA=hash: hash with HMAC-SHA256 under this key",
+    secret: true,
+  },
+  {
+    key: "personalDataKeyFile",
+    env: "SYNC_PERSONAL_DATA_KEY_FILE",
+    flag: null,
+    schema: z.string().min(1),
+    default: undefined,
+    accepts: "a path to a file holding the key",
+    help: "read SYNC_PERSONAL_DATA_KEY from this file (container secrets)",
+  },
+  {
     key: "logLevel",
     env: "LOG_LEVEL",
     flag: "logLevel",
-    schema: z.enum(LOG_LEVELS),
+    schema: choice(LOG_LEVELS),
     default: "info",
     accepts: LOG_LEVELS.join(", "),
     help: "log level",
@@ -182,6 +280,7 @@ export const SETTINGS: readonly Setting[] = [
     default: undefined,
     accepts: "a cron expression, e.g. '0 3 * * *'",
     help: "when `run` reconciles (cron; off when unset)",
+    unset: "to turn scheduled reconciles off",
   },
   {
     key: "httpPort",
@@ -209,6 +308,7 @@ export const SETTINGS: readonly Setting[] = [
     default: undefined,
     accepts: "whole seconds",
     help: "/readyz fails when the last success is older (default 3 schedule periods)",
+    unset: "for 3 schedule periods",
   },
   {
     key: "triggerToken",
@@ -217,7 +317,16 @@ export const SETTINGS: readonly Setting[] = [
     schema: z.string().min(1),
     default: undefined,
     accepts: "a non-empty shared secret",
-    help: "bearer token POST /sync requires (open when unset)",
+    help: "bearer token POST /sync requires (unset: open on loopback, refused beyond)",
     secret: true,
+  },
+  {
+    key: "triggerTokenFile",
+    env: "TRIGGER_TOKEN_FILE",
+    flag: null,
+    schema: z.string().min(1),
+    default: undefined,
+    accepts: "a path to a file holding the trigger token",
+    help: "read the trigger token from this file (container secrets)",
   },
 ];

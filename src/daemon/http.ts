@@ -6,6 +6,7 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Registry } from "prom-client";
+import { isLoopbackHost } from "../config/transport.js";
 import { wrapError } from "../errors.js";
 import type { Clock, Logger } from "../sync/ports.js";
 import { errorText } from "./error-text.js";
@@ -23,7 +24,10 @@ export interface HttpServerOptions {
   registry: Pick<Registry, "metrics" | "contentType">;
   /** Asks for a run now (the scheduler's `trigger`). */
   trigger: () => TriggerResult;
-  /** When set, POST /sync requires `Authorization: Bearer <token>`; open when undefined. */
+  /**
+   * When set, POST /sync requires `Authorization: Bearer <token>`. When undefined it is open on a
+   * loopback `host` and refused (403) on any other (`triggerGuard`).
+   */
   triggerToken?: string | undefined;
   /** Time for readiness; default the system clock. */
   clock?: Clock;
@@ -40,6 +44,23 @@ export interface HttpServerHandle {
 }
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
+
+/** How POST /sync is guarded: by the trigger token, not at all, or refused. */
+export type TriggerGuard = "token" | "open" | "refused";
+
+/**
+ * The trigger rule: a token when one is set; without one, open only when bound to loopback, where
+ * no other machine can reach it, and refused otherwise (the health endpoints keep working).
+ */
+export function triggerGuard(host: string, token: string | undefined): TriggerGuard {
+  if (token !== undefined) return "token";
+  return isLoopbackHost(host) ? "open" : "refused";
+}
+
+/** Why POST /sync is refused on `host`, for the 403 body and the start-up warning. */
+export function triggerRefusal(host: string): string {
+  return `POST /sync is refused: the endpoint listens on ${host}, beyond loopback, and no trigger token is set; set TRIGGER_TOKEN or TRIGGER_TOKEN_FILE`;
+}
 
 /** Starts listening; rejects (with the address in the message) when the port cannot be bound. */
 export async function startHttpServer(options: HttpServerOptions): Promise<HttpServerHandle> {
@@ -87,12 +108,14 @@ function buildRoutes(options: HttpServerOptions): Map<string, Map<string, Handle
     res.writeHead(200, { "content-type": options.registry.contentType, "cache-control": "no-store" });
     res.end(body);
   };
+  const guard = triggerGuard(options.host, options.triggerToken);
   const sync: Handler = (req, res) => {
     req.resume(); // the body carries nothing we read; drain it so keep-alive works
-    if (
-      options.triggerToken !== undefined &&
-      !bearerMatches(req.headers.authorization, options.triggerToken)
-    ) {
+    if (guard === "refused") {
+      sendJson(res, 403, { error: triggerRefusal(options.host) });
+      return;
+    }
+    if (guard === "token" && !bearerMatches(req.headers.authorization, options.triggerToken ?? "")) {
       sendJson(res, 401, { error: "missing or wrong bearer token" }, { "www-authenticate": "Bearer" });
       return;
     }

@@ -9,7 +9,7 @@ import type { Config } from "../config/config.js";
 import { streamName } from "../sync/walk.js";
 import { errorText } from "./error-text.js";
 import { createHealth, type Health } from "./health.js";
-import { type HttpServerHandle, startHttpServer } from "./http.js";
+import { type HttpServerHandle, startHttpServer, triggerGuard, triggerRefusal } from "./http.js";
 import { createMetrics, type Metrics } from "./metrics.js";
 import { createRunner, type Runner } from "./runner.js";
 import { createScheduler, type Scheduler, schedulePeriodSeconds, type Ticker } from "./scheduler.js";
@@ -167,11 +167,14 @@ function launch(parts: Parts, options: DaemonOptions, fatal: FatalHook): Daemon 
 
 /** One line that says how the daemon runs; never the config object itself, which holds the token. */
 function logStart({ config, app, health, http }: Parts): void {
+  const trigger = http ? triggerGuard(config.httpHost, config.triggerToken) : "off";
+  if (trigger === "refused") app.logger.warn({ host: config.httpHost }, triggerRefusal(config.httpHost));
   app.logger.info(
     {
       schedule: config.schedule,
       reconcileSchedule: config.reconcileSchedule ?? "off",
       http: http?.url ?? "off",
+      trigger,
       readyMaxAgeSeconds: health.status(app.clock.now()).maxAgeSeconds,
       details: config.details,
       db: app.store.path,

@@ -16,6 +16,7 @@ import type Database from "better-sqlite3";
 import type { DetailBatch } from "../sync/detail-ports.js";
 import type { UpsertCounts } from "../sync/ports.js";
 import { noCounts } from "./feed-writes.js";
+import type { PersonalData } from "./personal-data.js";
 import {
   bookingTypeOf,
   childValues,
@@ -62,16 +63,23 @@ const JSON_TEXT = FIRST_COLUMN + COLUMNS.length;
 
 const marks = (n: number) => Array.from({ length: n }, () => "?").join(", ");
 
-/** The values a batch binds; a record's JSON is its text as received, decoded here (`recordText`). */
-export function toDetailRows(batch: DetailBatch): DetailRows {
+/**
+ * The values a batch binds; a record's JSON is its text as received, decoded here (`recordText`).
+ * With a `personal` policy, its personal fields are replaced here, as in `toFeedRows`.
+ */
+export function toDetailRows(batch: DetailBatch, personal?: PersonalData): DetailRows {
   const rows = batch.bookings.map(({ id, createdAt, record, raw, json }): DetailRow => {
     const values: Param[] = [id, bookingTypeOf(record.type)];
     pushSummaryValues(values, createdAt, record);
     pushDetailValues(values, createdAt, record);
-    values.push(recordText(json, raw));
+    if (personal) {
+      personal.protectColumns(values, FIRST_COLUMN);
+      values.push(personal.recordJson(json, raw));
+    } else values.push(recordText(json, raw));
     return { values, ...childValues(id, record) };
   });
-  const { rejects, syncedAt, listedBy, progress } = batch;
+  const { syncedAt, listedBy, progress } = batch;
+  const rejects = personal ? batch.rejects.map(personal.protectReject) : batch.rejects;
   return { rows, rejects, syncedAt, listedBy: listedBy ?? null, progress };
 }
 
@@ -161,8 +169,9 @@ export function detailStatements(
 export function detailWriter(
   db: Database.Database,
   state: StateWriter,
+  personal?: PersonalData,
 ): (batch: DetailBatch) => UpsertCounts {
   const statements = detailStatements(db, state);
   const commit = db.transaction((part: DetailRows) => statements.write(part));
-  return (batch) => commit.immediate(toDetailRows(batch));
+  return (batch) => commit.immediate(toDetailRows(batch, personal));
 }

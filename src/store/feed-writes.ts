@@ -14,6 +14,7 @@
  */
 import type Database from "better-sqlite3";
 import type { FeedBatch, UpsertCounts, WalkProgress } from "../sync/ports.js";
+import type { PersonalData } from "./personal-data.js";
 import { type Param, pushSummaryValues, recordText, SUMMARY_COLUMNS, sameRecordJson } from "./rows.js";
 import type { Reject, StateWriter } from "./state.js";
 
@@ -47,16 +48,24 @@ interface Stored {
   missingSince: string | null;
 }
 
-/** The values a batch binds; a record's JSON is its text as received, decoded here (`recordText`). */
-export function toFeedRows(batch: FeedBatch): FeedRows {
+/**
+ * The values a batch binds; a record's JSON is its text as received, decoded here (`recordText`).
+ * With a `personal` policy (SYNC_PERSONAL_DATA hash or drop), its personal fields are replaced
+ * here, in columns, JSON and rejects alike, before either thread stores anything.
+ */
+export function toFeedRows(batch: FeedBatch, personal?: PersonalData): FeedRows {
   const bookingType = batch.bookingType ?? null;
   const rows = batch.bookings.map((b) => {
     const row: Param[] = [b.id, bookingType];
     pushSummaryValues(row, b.createdAt, b.record);
-    row.push(recordText(b.json, b.raw));
+    if (personal) {
+      personal.protectColumns(row, FIRST_COLUMN);
+      row.push(personal.recordJson(b.json, b.raw));
+    } else row.push(recordText(b.json, b.raw));
     return row;
   });
-  const { stream, rejects, walk, checkpoint, syncedAt } = batch;
+  const { stream, walk, checkpoint, syncedAt } = batch;
+  const rejects = personal ? batch.rejects.map(personal.protectReject) : batch.rejects;
   return { stream, rows, rejects, walk, checkpoint, syncedAt };
 }
 
@@ -137,7 +146,11 @@ export function feedRowWriter(db: Database.Database, state: StateWriter): (batch
 }
 
 /** `commitFeedBatch` on this connection: both halves, in the caller's thread. */
-export function feedWriter(db: Database.Database, state: StateWriter): (batch: FeedBatch) => UpsertCounts {
+export function feedWriter(
+  db: Database.Database,
+  state: StateWriter,
+  personal?: PersonalData,
+): (batch: FeedBatch) => UpsertCounts {
   const write = feedRowWriter(db, state);
-  return (batch) => write(toFeedRows(batch));
+  return (batch) => write(toFeedRows(batch, personal));
 }

@@ -3,17 +3,18 @@
  * role (feed, details, runs, reads), prepared once per connection on first use. Opening and closing
  * never take a lock that makes a reader without a busy timeout fail (see `holdWal`).
  */
-import { mkdirSync } from "node:fs";
-import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
 import { type BetterSQLite3Database, drizzle } from "drizzle-orm/better-sqlite3";
 import { migrate } from "drizzle-orm/better-sqlite3/migrator";
 import { wrapError } from "../errors.js";
 import type { Logger } from "../sync/ports.js";
+import { checkWritable } from "./access.js";
 import { detailWriter } from "./detail-writes.js";
 import { feedWriter } from "./feed-writes.js";
+import { createDatabaseFile, DEFAULT_DB_MODE } from "./file-modes.js";
 import type { Store } from "./index.js";
+import type { PersonalData } from "./personal-data.js";
 import { applyPragmas, emptyWal } from "./pragmas.js";
 import { reads } from "./reads.js";
 import { unlistedMarker, unlistedTimes } from "./reconcile-writes.js";
@@ -39,6 +40,16 @@ export interface OpenOptions {
    * every write on this connection, in the caller's thread.
    */
   writerThread?: boolean | undefined;
+  /**
+   * File mode of a new database file, and so of its -wal and -shm (its new folders get the
+   * matching search bits). Default 0o600, owner only; an existing file keeps its mode.
+   */
+  mode?: number | undefined;
+  /**
+   * Personal fields hashed or dropped in every booking and reject stored, on either connection
+   * (`personalDataPolicy`); default none: stored as received (`SYNC_PERSONAL_DATA=keep`).
+   */
+  personalData?: PersonalData | undefined;
 }
 
 /**
@@ -47,9 +58,11 @@ export interface OpenOptions {
  */
 export function openStore(path: string, options: OpenOptions = {}): Store {
   const readonly = options.readonly ?? false;
+  // Said with the path and the fix, before SQLite fails with neither.
+  if (!readonly) checkWritable(path);
   let db: Database.Database;
   try {
-    if (!readonly) mkdirSync(dirname(path), { recursive: true });
+    if (!readonly) createDatabaseFile(path, options.mode ?? DEFAULT_DB_MODE);
     db = new Database(path, { readonly, fileMustExist: readonly });
   } catch (err) {
     throw wrapError(`open database ${path}`, err);
@@ -59,7 +72,8 @@ export function openStore(path: string, options: OpenOptions = {}): Store {
     const orm = drizzle({ client: db, schema });
     if (!readonly) migrateStore(db, orm, options.logger);
     const keeper = readonly ? undefined : holdWal(path);
-    return assemble(path, db, orm, keeper, !readonly && (options.writerThread ?? false));
+    const writerThread = !readonly && (options.writerThread ?? false);
+    return assemble(path, db, orm, keeper, writerThread, options.personalData);
   } catch (err) {
     db.close();
     throw wrapError(`open database ${path}`, err);
@@ -121,10 +135,11 @@ function assemble(
   orm: BetterSQLite3Database<typeof schema>,
   keeper: Database.Database | undefined,
   writerThread: boolean,
+  personalData: PersonalData | undefined,
 ): Store {
   const state = lazy(() => stateWriter(db));
-  const feed = lazy(() => feedWriter(db, state()));
-  const detail = lazy(() => detailWriter(db, state()));
+  const feed = lazy(() => feedWriter(db, state(), personalData));
+  const detail = lazy(() => detailWriter(db, state(), personalData));
   const unlisted = lazy(() => unlistedMarker(db));
   const unlistedAt = lazy(() => unlistedTimes(db));
   const run = lazy(() => runs(db, orm));
@@ -148,8 +163,8 @@ function assemble(
     commitFeedBatch: (batch) => feed()(batch),
     ...(writerThread
       ? {
-          feedPipe: () => (thread ??= startWriterThread(path)),
-          detailPipe: () => (thread ??= startWriterThread(path)),
+          feedPipe: () => (thread ??= startWriterThread(path, { personalData })),
+          detailPipe: () => (thread ??= startWriterThread(path, { personalData })),
         }
       : {}),
     commitDetailBatch: (batch) => detail()(batch),

@@ -1,6 +1,6 @@
 /**
  * `sync_runs`: one row per run of any kind, opened at its start and completed at its end, so a
- * run killed part-way is still visible (status `running` with no `finished_at`).
+ * run killed part-way is still visible: `running` until the next writer marks it `interrupted`.
  */
 import type Database from "better-sqlite3";
 import { desc, eq } from "drizzle-orm";
@@ -11,6 +11,25 @@ import { syncRuns } from "./schema.js";
 
 /** A row of `sync_runs` as drizzle reads it (camelCase keys). */
 export type RunRow = typeof syncRuns.$inferSelect;
+
+/**
+ * Marks every run still `running` as `interrupted`, finished at `at` (when it was found; its
+ * process had stopped earlier). Only the holder of the writer lease may call it: every run is made
+ * under that lease, so a run left `running` then belongs to a process that died or lost the lease.
+ * A run whose process is in fact alive (it stalled past its lease) overwrites this when it ends.
+ * @returns the ids marked
+ */
+export function markInterruptedRuns(db: Database.Database, at: string): number[] {
+  const mark = db.prepare<[string, string], { id: number }>(`
+    UPDATE sync_runs SET status = 'interrupted', finished_at = ?,
+      error = coalesce(error, ?)
+    WHERE status = 'running' RETURNING id`);
+  const note = "interrupted: its process stopped before the run finished (killed, or the machine stopped)";
+  return mark
+    .all(at, note)
+    .map((r) => r.id)
+    .sort((a, b) => a - b);
+}
 
 export interface Runs {
   /** Records the start of a run with status `running`; returns its id. */

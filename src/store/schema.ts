@@ -155,7 +155,7 @@ export const syncRuns = sqliteTable(
     stream: text("stream"),
     startedAt: text("started_at").notNull(),
     finishedAt: text("finished_at"),
-    /** running, success, failed or aborted. */
+    /** running, success, failed, aborted, or interrupted (left running by a process that died). */
     status: text("status").notNull(),
     pages: integer("pages").notNull().default(0),
     requests: integer("requests").notNull().default(0),

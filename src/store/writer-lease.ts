@@ -5,6 +5,7 @@
 import { hostname } from "node:os";
 import type { Clock, Logger } from "../sync/ports.js";
 import { acquireLease, type LeaseHolder, releaseLease, renewLease } from "./lease.js";
+import { markInterruptedRuns } from "./runs.js";
 
 const NAME = "writer";
 
@@ -49,6 +50,13 @@ export function takeWriterLease(
     o.logger.warn(
       { previous: result.tookOverFrom.holder },
       "took over the writer lease left by a stopped process",
+    );
+  }
+  const interrupted = markInterruptedRuns(store.db, o.clock.now().toISOString());
+  if (interrupted.length > 0) {
+    o.logger.warn(
+      { runIds: interrupted },
+      `marked ${interrupted.length} run(s) a stopped process left running as interrupted in sync_runs`,
     );
   }
   const timer = setInterval(() => {

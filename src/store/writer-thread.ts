@@ -29,6 +29,7 @@ import type { DetailBatch, DetailPipe } from "../sync/detail-ports.js";
 import type { FeedBatch, FeedPipe, UpsertCounts } from "../sync/ports.js";
 import { type DetailRows, toDetailRows } from "./detail-writes.js";
 import { type FeedRows, noCounts, toFeedRows } from "./feed-writes.js";
+import type { PersonalData } from "./personal-data.js";
 
 /** What the worker is started with. */
 export interface WriterData {
@@ -81,6 +82,11 @@ export interface WriterThreadOptions {
    * ms; default 120_000. For detail batches, every batch then waiting is rejected with that reason.
    */
   stallMs?: number | undefined;
+  /**
+   * Personal fields replaced as each batch becomes rows, on the calling thread; default none
+   * (`SYNC_PERSONAL_DATA=keep`, records stored as received).
+   */
+  personalData?: PersonalData | undefined;
 }
 
 /**
@@ -159,7 +165,7 @@ export function startWriterThread(path: string, options: WriterThreadOptions = {
   return {
     send(batch: FeedBatch, commit: boolean) {
       if (link.closed) throw new Error("writer thread: closed");
-      post(link, { rows: toFeedRows(batch), commit, epoch: link.epoch });
+      post(link, { rows: toFeedRows(batch, options.personalData), commit, epoch: link.epoch });
       link.uncommitted = !commit;
       waitUntil(link, maxPending);
     },
@@ -179,7 +185,7 @@ export function startWriterThread(path: string, options: WriterThreadOptions = {
     },
     storeDetails(batch: DetailBatch) {
       if (link.closed) return Promise.reject(new Error("writer thread: closed"));
-      return detailLink.send(toDetailRows(batch));
+      return detailLink.send(toDetailRows(batch, options.personalData));
     },
     beginDetails() {
       detailLink.begin();

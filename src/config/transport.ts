@@ -1,0 +1,70 @@
+/**
+ * The transport rules of DESIGN-NOTES invariant 7, as pure functions: which API URLs booking-sync
+ * talks to (https, or plain http only to loopback or when allowed; never with credentials in the
+ * URL), and which hosts count as loopback, for those URLs and for the daemon's trigger rule.
+ */
+import { BlockList, isIP } from "node:net";
+
+const LOOPBACK = new BlockList();
+LOOPBACK.addSubnet("127.0.0.0", 8, "ipv4");
+LOOPBACK.addAddress("::1", "ipv6");
+
+/** What loopback means here, for messages and `--help`. */
+export const LOOPBACK_HOSTS = "localhost, 127.0.0.0/8 or ::1";
+
+/**
+ * True for `localhost`, an address in 127.0.0.0/8, and `::1` (in brackets or not; IPv4-mapped
+ * forms such as ::ffff:127.0.0.1 included). Any other name is not loopback, whatever it resolves to.
+ */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.toLowerCase().replace(/^\[(.*)\]$/, "$1");
+  if (h === "localhost") return true;
+  const family = isIP(h);
+  return family !== 0 && LOOPBACK.check(h, family === 4 ? "ipv4" : "ipv6");
+}
+
+/**
+ * `raw` with any `user:password@` replaced by `***@`, so a message can quote a URL. The URL parser
+ * also reads `https:user:pass@host` as credentials, so the slashes are optional here too.
+ */
+export function maskUserinfo(raw: string): string {
+  const masked = raw.replace(/^(\s*[a-z][a-z0-9+.-]*:[/\\]*)[^/?#\\]*@/i, "$1***@");
+  const url = URL.canParse(masked.trim()) ? new URL(masked.trim()) : undefined;
+  // Whatever the pattern missed, a parser would still find: quote nothing of it then.
+  if (url && (url.password || (url.username && url.username !== "***"))) return "(a URL with credentials)";
+  return masked;
+}
+
+/** Why an API base URL is refused, and what to do about it. */
+export interface UrlProblem {
+  /** What would be accepted, the last words of the error. */
+  expected: string;
+  /** The fix, after "Try: ". */
+  hint: string;
+}
+
+/**
+ * Why booking-sync refuses to send its token to `url` (an http(s) URL), or undefined when it may.
+ * `allowInsecure` is BOOKING_API_ALLOW_INSECURE: plain http to a host that is not loopback.
+ */
+export function apiUrlProblem(url: string, allowInsecure: boolean): UrlProblem | undefined {
+  const u = new URL(url);
+  const fixed = new URL(url);
+  fixed.username = "";
+  fixed.password = "";
+  if (u.username || u.password) {
+    return {
+      expected:
+        "a URL without user:password@ (booking-sync authenticates with BOOKING_API_TOKEN or BOOKING_API_TOKEN_FILE)",
+      hint: `remove the credentials, e.g. ${fixed.href.replace(/\/+$/, "")}, and put the token in BOOKING_API_TOKEN or BOOKING_API_TOKEN_FILE`,
+    };
+  }
+  if (u.protocol === "http:" && !allowInsecure && !isLoopbackHost(u.hostname)) {
+    fixed.protocol = "https:";
+    return {
+      expected: `an https URL (plain http only to ${LOOPBACK_HOSTS}, or with BOOKING_API_ALLOW_INSECURE=true)`,
+      hint: `use ${fixed.href.replace(/\/+$/, "")}, or set BOOKING_API_ALLOW_INSECURE=true for a test rig on a network you trust`,
+    };
+  }
+  return undefined;
+}

@@ -1,0 +1,67 @@
+/**
+ * Whether this process may write the mirror, asked before SQLite is, because SQLite's own words
+ * ("attempt to write a readonly database", "unable to open database file") give neither the path
+ * nor the fix. SQLite writes the database and creates its -wal and -shm files beside it, so the
+ * folder must be writable as well as the file.
+ */
+import { accessSync, constants, statSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+
+const FIX = "make the file and its folder writable by this user, or point BOOKING_DB_PATH (--db) elsewhere";
+
+/**
+ * Throws an error that names the path, the cause and the fix when the database at `path` (or its
+ * -wal/-shm), or the folder it is in or will be created in, cannot be written by this process.
+ */
+export function checkWritable(path: string): void {
+  if (path === ":memory:" || path.startsWith("file:")) return;
+  const file = resolve(path);
+  for (const each of [file, `${file}-wal`, `${file}-shm`]) {
+    const problem = denied(each, constants.W_OK);
+    const what = each === file ? "the file" : `the file ${each}`;
+    if (problem) throw new Error(`cannot write ${file}: ${problem(what)}; ${FIX}`);
+  }
+  // A folder is written by creating files in it (W) and entered to reach them (X).
+  const folder = existingAncestor(dirname(file));
+  const problem = denied(folder, constants.W_OK | constants.X_OK);
+  if (problem) {
+    const where =
+      folder === dirname(file) ? `its folder ${folder}` : `${folder}, where its folder would be created,`;
+    throw new Error(`cannot write ${file}: ${problem(where)}; ${FIX}`);
+  }
+}
+
+/**
+ * Why `path` cannot be accessed with `mode`, as a phrase about `what`; undefined when it can, or
+ * does not exist (then SQLite creates it).
+ */
+function denied(path: string, mode: number): ((what: string) => string) | undefined {
+  try {
+    accessSync(path, mode);
+    return undefined;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") return undefined;
+    if (code === "EROFS") return (what) => `read-only file system (${what} is on a read-only mount)`;
+    const who = process.getuid ? `uid ${process.getuid()}` : "this user";
+    return (what) => `permission denied (${what} is read-only for ${who}: ${owner(path)})`;
+  }
+}
+
+/** "mode 0444, owner uid 0". */
+function owner(path: string): string {
+  const s = statSync(path);
+  return `mode ${(s.mode & 0o7777).toString(8).padStart(4, "0")}, owner uid ${s.uid}`;
+}
+
+/** `folder`, or its nearest ancestor that exists (where `mkdir -p` starts creating). */
+function existingAncestor(folder: string): string {
+  for (let dir = folder; ; dir = dirname(dir)) {
+    try {
+      statSync(dir);
+      return dir;
+    } catch {
+      if (dirname(dir) === dir) return dir;
+    }
+  }
+}

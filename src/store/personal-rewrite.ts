@@ -1,0 +1,136 @@
+/**
+ * Brings what the mirror already holds in line with SYNC_PERSONAL_DATA (`rewrite-personal-data`):
+ * a sync applies the setting only to the records it reads, and `summary_json` is rewritten only
+ * when the feed serves a booking again, which for older bookings is never. This rewrites every
+ * booking's personal columns and JSON, and every quarantined record, in place.
+ *
+ * It can only take values away: from kept to hashed or dropped, from hashed to dropped. Values
+ * already hashed are left as they are (so a second run changes nothing), even those hashed under
+ * another key, which cannot be hashed again without the clear text. Nothing dropped or hashed can
+ * come back without reading the source again.
+ */
+import { createHash } from "node:crypto";
+import { setImmediate as yieldToTimers } from "node:timers/promises";
+import type Database from "better-sqlite3";
+import { PERSONAL_COLUMNS, type PersonalData } from "./personal-data.js";
+import { type Param, SUMMARY_COLUMNS } from "./rows.js";
+import type { Reject } from "./state.js";
+
+export interface RewriteReport {
+  /** Bookings read. */
+  bookings: number;
+  /** Bookings whose columns or JSON changed. */
+  bookingsRewritten: number;
+  /** Quarantined records whose raw JSON changed. */
+  rejectsRewritten: number;
+  /** Bookings, afterwards, with a personal column hashed without a key (`sha256:`) and with one. */
+  hashed: { plain: number; keyed: number };
+  /** Whether the WAL could be emptied at the end (a reader in a long transaction prevents it). */
+  walEmptied: boolean;
+}
+
+export interface RewriteOptions {
+  /** Rows per transaction; default 500. */
+  batchSize?: number;
+  /** Told after each batch of bookings, with the bookings read so far. */
+  onBatch?: (read: number) => void;
+}
+
+interface BookingRow {
+  id: string;
+  summary_json: string | null;
+  detail_json: string | null;
+  [column: string]: Param;
+}
+
+/**
+ * Rewrites every booking and quarantined record under `personal` (made with `stored: true`), a
+ * batch per transaction, yielding between batches so the caller's lease renewal runs. Then
+ * VACUUM and an emptied WAL: the old values would otherwise stay readable in the file's free
+ * pages (and any freed before, when rows were updated under `keep`) until reused.
+ */
+export async function rewritePersonalData(
+  db: Database.Database,
+  personal: PersonalData,
+  options: RewriteOptions = {},
+): Promise<RewriteReport> {
+  const batchSize = options.batchSize ?? 500;
+  const columns = SUMMARY_COLUMNS.join(", ");
+  const selectBookings = db.prepare<[string, number], BookingRow>(
+    `SELECT id, ${columns}, summary_json, detail_json FROM bookings WHERE id > ? ORDER BY id LIMIT ?`,
+  );
+  const updateBooking = db.prepare(
+    `UPDATE bookings SET ${SUMMARY_COLUMNS.map((c) => `${c} = ?`).join(", ")}, summary_json = ?, detail_json = ? WHERE id = ?`,
+  );
+  const report: RewriteReport = {
+    bookings: 0,
+    bookingsRewritten: 0,
+    rejectsRewritten: 0,
+    hashed: { plain: 0, keyed: 0 },
+    walEmptied: false,
+  };
+  const json = (text: string | null) =>
+    text === null ? null : personal.recordJson(Buffer.from(text), undefined);
+
+  const bookingBatch = db.transaction((after: string): string | undefined => {
+    const rows = selectBookings.all(after, batchSize);
+    for (const row of rows) {
+      const before = SUMMARY_COLUMNS.map((c) => row[c] as Param);
+      const values = [...before];
+      personal.protectColumns(values, 0);
+      const summary = json(row.summary_json);
+      const detail = json(row.detail_json);
+      const same =
+        values.every((v, i) => v === before[i]) && summary === row.summary_json && detail === row.detail_json;
+      if (same) continue;
+      updateBooking.run(values, summary, detail, row.id);
+      report.bookingsRewritten++;
+    }
+    report.bookings += rows.length;
+    return rows.at(-1)?.id;
+  });
+  for (let after: string | undefined = ""; after !== undefined; ) {
+    after = bookingBatch.immediate(after);
+    options.onBatch?.(report.bookings);
+    await yieldToTimers();
+  }
+
+  const selectRejects = db.prepare<[number, number], { id: number; raw_json: string }>(
+    "SELECT id, raw_json FROM rejected_records WHERE id > ? ORDER BY id LIMIT ?",
+  );
+  // Two rejects the policy makes alike become one, as they would had they arrived that way.
+  const updateReject = db.prepare(
+    "UPDATE OR REPLACE rejected_records SET raw_json = ?, raw_sha256 = ? WHERE id = ?",
+  );
+  const rejectBatch = db.transaction((after: number): number | undefined => {
+    const rows = selectRejects.all(after, batchSize);
+    for (const row of rows) {
+      const raw: unknown = JSON.parse(row.raw_json);
+      const stub: Reject = { ok: false, id: null, createdAt: null, reason: "", raw };
+      const text = JSON.stringify(personal.protectReject(stub).raw) ?? "null";
+      if (text === row.raw_json) continue;
+      updateReject.run(text, createHash("sha256").update(text).digest("hex"), row.id);
+      report.rejectsRewritten++;
+    }
+    return rows.at(-1)?.id;
+  });
+  for (let after: number | undefined = 0; after !== undefined; ) {
+    after = rejectBatch.immediate(after);
+    await yieldToTimers();
+  }
+  report.hashed = countHashed(db);
+  db.exec("VACUUM");
+  const [checkpoint] = db.pragma("wal_checkpoint(TRUNCATE)") as Array<{ busy: number }>;
+  report.walEmptied = checkpoint?.busy === 0;
+  return report;
+}
+
+function countHashed(db: Database.Database): { plain: number; keyed: number } {
+  const any = (prefix: string) => PERSONAL_COLUMNS.map((c) => `${c} LIKE '${prefix}%'`).join(" OR ");
+  const count = (prefix: string) =>
+    db
+      .prepare(`SELECT count(*) FROM bookings WHERE ${any(prefix)}`)
+      .pluck()
+      .get() as number;
+  return { plain: count("sha256:"), keyed: count("hmac-sha256:") };
+}

@@ -1,0 +1,16 @@
+/** The package's version, read once from package.json (for `--version` and the User-Agent). */
+import { readFileSync } from "node:fs";
+
+export const PACKAGE_VERSION = readPackageVersion();
+
+function readPackageVersion(): string {
+  try {
+    // src/ and dist/ both sit one level below the package root.
+    const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {
+      version?: unknown;
+    };
+    return typeof pkg.version === "string" ? pkg.version : "0.0.0";
+  } catch {
+    return "0.0.0";
+  }
+}
