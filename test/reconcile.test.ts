@@ -138,4 +138,26 @@ describe("reconcile CLI", () => {
     expect(parseSince("2025-03-01T00:00:00+01:00", now)).toBe("2025-02-28T23:00:00.000Z");
     expect(() => parseSince("7 weeks", now)).toThrow(ConfigError);
   });
+
+  it("with --since, a record dated far older than its place does not end the pass early", async () => {
+    h = await mirrored({ bookings: 1000 });
+    const since = new Date(h.sim.dataset.createdAtMs(700)).toISOString();
+    const deps = listDeps(h);
+    const { api } = deps;
+    // The third record of every first page is served dated 2020, mid-page.
+    const misdating = {
+      ...api,
+      listBookings: async (...args: Parameters<typeof api.listBookings>) => {
+        const page = await api.listBookings(...args);
+        if (args[0].page !== 1 || page.records.length < 3) return page;
+        const records = page.records.map((r, i) =>
+          i === 2 ? { ...r, createdAt: "2020-01-01T00:00:00.000Z" } : r,
+        );
+        return { ...page, records };
+      },
+    };
+    const report = await runReconcile({ ...deps, api: misdating }, { since });
+    expect(report).toMatchObject({ status: "success", missing: 0 });
+    expect(missingIds(h)).toEqual([]);
+  });
 });

@@ -83,6 +83,47 @@ describe("repair", () => {
     expect(h.sourceIds().filter((id) => !mirror.has(id))).toEqual([]);
   });
 
+  it("a booking the source keeps serving malformed costs a bounded search, not a scan of the list", async () => {
+    h = await harness({ bookings: 2000 });
+    expect((await h.sync()).status).toBe("success");
+    const [lost] = lose([1234]);
+    const api = apiOf(h);
+    // The source serves that booking malformed wherever it is read: it can only be quarantined.
+    const malformed = {
+      ...api,
+      listBookings: async (...args: Parameters<typeof api.listBookings>) => {
+        const page = await api.listBookings(...args);
+        const records = page.records.map((r) =>
+          r.id === lost
+            ? {
+                ok: false as const,
+                id: r.id,
+                createdAt: null,
+                reason: "totalAmount: expected number",
+                raw: {},
+              }
+            : r,
+        );
+        return { ...page, records };
+      },
+    };
+    const counters = zeroCounters();
+    const report = await repairMirror(
+      {
+        api: malformed,
+        store: h.store,
+        clock: { now: () => new Date() },
+        logger: h.logger,
+        signal: new AbortController().signal,
+      },
+      { pageSize: 100 },
+      counters,
+    );
+    expect(report).toMatchObject({ end: "unplaced", shortfall: 1 });
+    // At most three places searched, each about log2(2000) = 11 probes and a page or two.
+    expect(counters.requests).toBeLessThan(3 * (11 + 3) + 2);
+  });
+
   it("a shortfall no page explains is reported, and the run does not loop", async () => {
     h = await harness({ bookings: 500 });
     expect((await h.sync()).status).toBe("success");

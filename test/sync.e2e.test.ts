@@ -227,7 +227,7 @@ describe("tie runs longer than a feed page", () => {
     expect(h.mirrorIds()).toEqual(h.sourceIds());
   });
 
-  it("a list-bookings refusal no retry can fix reports the run and lets the walk go on", async () => {
+  it("a list-bookings refusal no retry can fix reports the run, the walk goes on, and the repair reads it", async () => {
     const at = tied(100, 250);
     h = await harness({ bookings: 400, createdAtOf: at });
     h.sim.inject({ kind: "401" }, { path: "list" });
@@ -235,6 +235,29 @@ describe("tie runs longer than a feed page", () => {
     expect(report.status).toBe("success");
     expect(report.tieOverflows).toEqual([runAt(at, 100)]);
     expect(tieWarning()).toMatchObject({ why: expect.stringMatching(/list-bookings failed: .*401/) });
+    expect(report.repair?.shortfall).toBe(0);
+    expect(h.mirrorIds()).toEqual(h.sourceIds());
+  });
+
+  it("a run that could not be read and no repair vouches for fails the sync; a typed stream stops before it", async () => {
+    const at = tied(100, 250);
+    h = await harness({ bookings: 400, createdAtOf: at, pageSize: 50 });
+    h.sim.inject(
+      Array.from({ length: 200 }, () => ({ kind: "401" as const })),
+      { path: "list" },
+    );
+    const untyped = await h.sync();
+    expect(untyped.status).toBe("failed");
+    expect(untyped.error?.message).toMatch(
+      /could not be read whole, and the repair could not show the mirror complete/,
+    );
+    const typed = await h.sync({ bookingType: "LC" });
+    expect(typed.status).toBe("failed");
+    expect(typed.error?.message).toMatch(/could not be read .*stopped with the checkpoint unmoved/);
+    expect(h.store.readStream("feed:LC").checkpoint).toBeNull();
+    h.sim.clearFaults();
+    expect((await h.sync({ bookingType: "LC" })).status).toBe("success");
+    expect(h.mirrorIds().filter((id) => h?.sourceIds("LC").includes(id))).toEqual(h.sourceIds("LC"));
   });
 
   it("bookings above the run that vanish while its pages are read are stepped back over", async () => {

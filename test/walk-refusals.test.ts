@@ -94,4 +94,20 @@ describe("the walk refuses what it cannot make sense of", () => {
     expect(report.status).toBe("success");
     expect([...w.store.rows.keys()].sort()).toEqual(data.map((b) => b.id).sort());
   });
+
+  it("a server that caps the page and says hasMore: false on every page is read to the end", async () => {
+    const data = source();
+    const w = world();
+    const healthy = fakeFeed(() => data, "exclusive");
+    const capped = {
+      ...healthy,
+      async fetchRecent(q: FeedQuery): Promise<FeedPage> {
+        const page = await healthy.fetchRecent({ ...q, limit: Math.min(q.limit, 4) });
+        return { ...page, hasMore: false };
+      },
+    };
+    const report = await w.sync(capped as ReturnType<typeof fakeFeed>);
+    expect(report.status).toBe("success");
+    expect([...w.store.rows.keys()].sort()).toEqual(data.map((b) => b.id).sort());
+  });
 });

@@ -48,7 +48,26 @@ describe("nextStep", () => {
         message: "the feed answered an empty page that claims more (hasMore: true)",
       },
     ],
-    ["a short last page ends it", { count: 2, records: page(9, 8) }, { kind: "done", reason: "end" }],
+    [
+      "a short last page is asked past once (a server may cap the page and say hasMore: false)",
+      { count: 2, records: page(9, 8) },
+      {
+        kind: "next",
+        upTo: T(8),
+        anchor: { at: T(8), ids: ["b1-8"] },
+        fallback: { at: T(9), ids: ["b0-9"] },
+      },
+    ],
+    [
+      "a short page that brings nothing older than the position ends the walk",
+      { count: 1, records: [r("b1-8", T(8))], upTo: T(8), anchor: { at: T(8), ids: ["b1-8"] } },
+      { kind: "done", reason: "end" },
+    ],
+    [
+      "a quarantined record still confirms the anchor by its id",
+      { count: 1, records: [], rejectIds: ["b1-8"], upTo: T(8), anchor: { at: T(8), ids: ["b1-8"] } },
+      { kind: "done", reason: "end" },
+    ],
     [
       "a full page moves to its last record, which the next page must serve again",
       full(page(9, 8, 7)),

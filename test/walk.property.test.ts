@@ -84,7 +84,8 @@ async function play(c: Case, check: (source: SourceBooking[], rows: Set<string>,
       );
       for (const t of report.tieOverflows) ties.add(t);
       store.revive();
-      if (report.status === "success") break;
+      // A run that stepped past a tie it could not read fails: this store has no repair to vouch.
+      if (report.status === "success" || /could not be read whole/.test(report.error?.message ?? "")) break;
       expect(attempt, "a clean rerun must succeed").toBe(0);
     }
     check(source, new Set(store.rows.keys()), ties);

@@ -6,6 +6,7 @@
  * (repair.ts) are both found this way: one way to read a stretch of the source by position.
  */
 import type { ListDeps } from "./detail-ports.js";
+import { shapeProblem } from "./list-checks.js";
 import type { RunCounters } from "./ports.js";
 
 /** What one probe saw: the list's total, and the booking at the position (undefined past the end). */
@@ -25,6 +26,9 @@ export async function probe(
   counters.pages++;
   counters.requests += page.attempts;
   counters.retries += page.attempts - 1;
+  // A probe that is not the one booking asked for would send every search astray.
+  const problem = shapeProblem({ page: position + 1, pageSize: 1 }, page);
+  if (problem !== null) throw new Error(`${problem}; positions cannot be probed`);
   return { total: page.total, createdAt: page.records[0]?.createdAt };
 }
 

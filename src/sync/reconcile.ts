@@ -100,8 +100,7 @@ async function passOver(
     {
       pageSize: options.pageSize ?? 100,
       judge(page, step) {
-        const oldest = oldestOf(page);
-        return since !== null && step.contiguous && oldest !== null && oldest < since;
+        return since !== null && step.contiguous && endsBelow(page, since);
       },
       onPage(page) {
         storeListPage(deps, page, { listedBy: runId }, totals);
@@ -145,6 +144,15 @@ async function lookAgain(
     if (!read.complete)
       throw new Error(`reconcile: could not look up again the bookings at ${at}: ${read.why}`);
   }
+}
+
+/**
+ * Whether the page ends below `since`, by place: its last two records are older. One record dated
+ * off its place, anywhere on the page, cannot end the pass early.
+ */
+function endsBelow(page: ListPage, since: string): boolean {
+  const tail = page.records.slice(-2).map((r) => r.createdAt);
+  return tail.length > 0 && tail.every((t) => t !== null && t < since);
 }
 
 function oldestOf(page: ListPage): string | null {

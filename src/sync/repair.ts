@@ -63,48 +63,66 @@ export async function repairMirror(
       return position + 1 - store.countAccounted(seen.createdAt) > 0;
     };
     if (!(await deficit(total - 1))) return { ...report, end: "unplaced" };
-    const inserted = await findAndRead(deps, options.pageSize, total - 1, deficit, times, counters);
-    if (inserted === 0) return { ...report, end: "unplaced" };
+    const spent = () => counters.requests - startRequests >= budget;
+    const search = { deficit, times, spent };
+    const repaired = await findAndRead(deps, options.pageSize, total - 1, search, counters);
+    if (repaired === 0) return { ...report, end: spent() ? "budget" : "unplaced" };
     report.gaps++;
-    report.repaired += inserted;
+    report.repaired += repaired;
     report.end = "repaired";
-    logger.info({ repaired: inserted }, "repair: stored bookings the mirror lacked");
+    logger.info({ repaired }, "repair: stored bookings the mirror lacked");
   }
 }
 
+/** Places that turn out to hold no gap before a search gives up (each costs about log2(N) probes). */
+const MAX_MISSES = 3;
+
+interface Search {
+  /** Whether the mirror falls short at or above a position (probes it, and records its time). */
+  deficit(position: number): Promise<boolean>;
+  /** createdAt of the positions probed so far. */
+  times: Map<number, string | null>;
+  /** Whether the run's request budget is spent. */
+  spent(): boolean;
+}
+
 /**
- * Searches above `below` (a position under a gap) and reads what it finds; returns the bookings
- * stored. Within bookings sharing a millisecond the count cannot tell where the gap is (the mirror
- * counts the whole millisecond at once), so a search that ends inside one reads that millisecond
- * whole by position, and if nothing there was missing, searches again above it. A search that ends
- * where nothing is missing (a record dated off its place) searches again below that place.
+ * Searches above `below` (a position under a gap) and reads what it finds; returns how many more
+ * bookings the mirror accounts for. Within bookings sharing a millisecond the count cannot tell
+ * where the gap is (the mirror counts the whole millisecond at once), so a search that ends inside
+ * one reads that millisecond whole by position, and if nothing there was missing, searches again
+ * above it. One that ends where nothing is missing (a record dated off its place) searches below.
  */
 async function findAndRead(
   deps: ListDeps<RepairStore>,
   pageSize: number,
   below: number,
-  deficit: (position: number) => Promise<boolean>,
-  times: ReadonlyMap<number, string | null>,
+  search: Search,
   counters: RunCounters,
 ): Promise<number> {
-  const before = counters.inserted;
-  // (lo, hi]: where a gap is still to be found; a place that held none narrows it.
+  const accounted = () => deps.store.countAccounted();
+  const before = accounted();
+  const timeOf = async (position: number) => {
+    if (!search.times.has(position)) await search.deficit(position);
+    return search.times.get(position);
+  };
   let lo = -1;
   let hi = below;
-  while (hi > lo && counters.inserted === before) {
-    const position = await bisect(lo, hi, deficit);
-    const at = times.get(position);
-    if (at === undefined || at === null || times.get(position - 1) !== at) {
-      if ((await readGap(deps, position, pageSize, counters)) > 0) break;
-      // A record dated off its place turns the count without a gap: look below it.
+  for (let misses = 0; hi > lo && misses < MAX_MISSES && !search.spent(); misses++) {
+    const position = await bisect(lo, hi, search.deficit);
+    const at = await timeOf(position);
+    const tied = typeof at === "string" && position > 0 && (await timeOf(position - 1)) === at;
+    if (!tied) {
+      await readGap(deps, position, pageSize, counters);
+      if (accounted() > before) break;
       lo = position;
       continue;
     }
-    const read = await readTieRun(deps, { from: at, to: at }, { pageSize }, counters);
-    if (counters.inserted > before || !read.complete || read.start === undefined) break;
+    const read = await readTieRun(deps, { from: at, to: at }, { pageSize, maxPages: 20 }, counters);
+    if (accounted() > before || !read.complete || read.start === undefined) break;
     hi = read.start - 1;
   }
-  return counters.inserted - before;
+  return accounted() - before;
 }
 
 /** Reads pages from the one holding `position` while they hold bookings the mirror lacks. */
@@ -113,8 +131,7 @@ async function readGap(
   position: number,
   pageSize: number,
   counters: RunCounters,
-): Promise<number> {
-  const before = counters.inserted;
+): Promise<void> {
   await walkList(
     deps,
     {
@@ -130,5 +147,4 @@ async function readGap(
     },
     counters,
   );
-  return counters.inserted - before;
 }

@@ -112,6 +112,16 @@ export async function runSync(deps: SyncDeps, options: SyncOptions): Promise<Syn
   if (extra.error) {
     error = extra.error;
     status = signal.aborted && isAbortError(extra.error) ? "aborted" : "failed";
+  } else if (
+    status === "success" &&
+    totals.tieOverflows.length > 0 &&
+    !(extra.repair && extra.repair.shortfall <= 0)
+  ) {
+    // The walk stepped past a run it could not read; only a repair that left no shortfall vouches for it.
+    status = "failed";
+    error = new Error(
+      `a tie run at ${totals.tieOverflows.join(", ")} could not be read whole, and the repair could not show the mirror complete; the next run's repair goes on`,
+    );
   }
   const finished = clock.now();
   const checkpointAfter = store.readStream(stream).checkpoint;

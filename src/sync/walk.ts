@@ -199,10 +199,14 @@ function advance(
   logger: SyncDeps["logger"],
 ): "done" | "next" | "again" | TieWindow | { refused: string; restart: boolean } {
   const records: Timed[] = [];
+  const rejectIds: string[] = [];
   let rejectReason: string | undefined;
   for (const r of page.records) {
     if (r.ok) records.push({ id: r.id, at: r.at });
-    else rejectReason ??= r.reason;
+    else {
+      if (r.id !== null) rejectIds.push(r.id);
+      rejectReason ??= r.reason;
+    }
   }
   const step = nextStep({
     upTo: request.upTo,
@@ -211,6 +215,7 @@ function advance(
     limit: options.pageSize,
     records,
     count: page.records.length,
+    rejectIds,
     rejectReason,
     hasMore: page.hasMore,
     floor: progress.floor,
@@ -234,7 +239,10 @@ function advance(
     };
   }
   progress.pages++;
-  const top = maxOf(records.map((r) => r.at));
+  // The checkpoint's candidate: a record newer than the one before it on the page is out of place.
+  const top = maxOf(
+    records.filter((r, i) => i === 0 || (records[i - 1] as Timed).at >= r.at).map((r) => r.at),
+  );
   if (top !== null && (progress.top === null || top > progress.top)) progress.top = top;
   switch (step.kind) {
     case "done":
@@ -292,6 +300,12 @@ async function settleTie(
     );
     return read.below;
   }
+  // A typed stream has no repair behind it (list-bookings cannot count one type), so what it
+  // could not read stops the walk here, before its position passes the run.
+  if (options.bookingType)
+    throw new Error(
+      `walk ${options.stream}: a full page of bookings shares ${window.from} and the rest of them could not be read (${read.why}); stopped with the checkpoint unmoved`,
+    );
   totals.tieOverflows.push(...times);
   logger.warn(
     { ...where, why: read.why },

@@ -44,6 +44,8 @@ export interface PageFacts {
   records: Timed[];
   /** Records on the page, quarantined ones included. */
   count: number;
+  /** Ids of the quarantined records that had one: their place still confirms an anchor. */
+  rejectIds?: readonly string[] | undefined;
   /** Why the first quarantined record was, if any: said when a page has no valid one. */
   rejectReason?: string | undefined;
   hasMore: boolean;
@@ -81,7 +83,7 @@ export function nextStep(f: PageFacts): Step {
   // refute it: the anchor waits for the next page. An empty one refutes it.
   const anchor = f.anchor;
   const above = anchor !== null && records.length > 0 && records.every((r) => r.at > anchor.at);
-  if (anchor !== null && !above && !confirms(records, anchor)) {
+  if (anchor !== null && !above && !confirms(records, f.rejectIds ?? [], anchor)) {
     if (f.fallback === null)
       return refuse(
         `the feed did not serve again the bookings at ${anchor.at} (${anchor.ids.slice(0, 3).join(", ")}) that its previous page ended with: its times or its order are inconsistent`,
@@ -99,8 +101,10 @@ export function nextStep(f: PageFacts): Step {
   const last = records[records.length - 1] as Timed;
   const beforeLast = records[records.length - 2];
   const end = beforeLast !== undefined && beforeLast.at < last.at ? beforeLast.at : last.at;
-  if (short) return { kind: "done", reason: "end" };
   if (f.floor !== null && belowFloor(records, f.floor)) return { kind: "done", reason: "floor" };
+  // A short last page is believed once the next one, asked from its end, brings nothing older: a
+  // server that caps the page size and says `hasMore: false` would otherwise end every walk.
+  if (f.upTo !== null && end >= f.upTo && short) return { kind: "done", reason: "end" };
   if (f.upTo === null || end < f.upTo) {
     const higher = nextUp(records, end, f.upTo);
     return {
@@ -125,9 +129,9 @@ function refuse(message: string, retry: boolean): Step {
   return { kind: "refuse", message, retry };
 }
 
-function confirms(records: readonly Timed[], anchor: Anchor): boolean {
+function confirms(records: readonly Timed[], rejectIds: readonly string[], anchor: Anchor): boolean {
   const ids = new Set(anchor.ids);
-  return records.some((r) => ids.has(r.id));
+  return records.some((r) => ids.has(r.id)) || rejectIds.some((id) => ids.has(id));
 }
 
 /**
