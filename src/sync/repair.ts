@@ -54,13 +54,20 @@ export async function repairMirror(
     if (report.shortfall <= 0) return report;
     if (counters.requests - startRequests >= budget) return { ...report, end: "budget" };
     const times = new Map<number, string | null>();
-    const deficit = async (position: number) => {
+    const timeOf = async (position: number) => {
       const seen = await timeAt(deps, position, counters);
       total = seen.total;
-      if (seen.createdAt === undefined) return true; // past the end: the list shrank, look higher
-      times.set(position, seen.createdAt);
-      if (seen.createdAt === null) return false;
-      return position + 1 - store.countAccounted(seen.createdAt) > 0;
+      if (seen.createdAt !== undefined) times.set(position, seen.createdAt);
+      return seen.createdAt;
+    };
+    const deficit = async (position: number) => {
+      const at = await timeOf(position);
+      if (at === undefined) return true; // past the end: the list shrank, look higher
+      if (at === null) return false;
+      if (position + 1 - store.countAccounted(at) > 0) return true;
+      // The mirror's count takes a whole millisecond at once, so when the next booking shares this
+      // one's, the bookings of it below here hide a shortfall above: look higher, to be sure.
+      return position + 1 < total && (times.get(position + 1) ?? (await timeOf(position + 1))) === at;
     };
     if (!(await deficit(total - 1))) return { ...report, end: "unplaced" };
     const spent = () => counters.requests - startRequests >= budget;

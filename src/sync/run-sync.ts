@@ -120,7 +120,7 @@ export async function runSync(deps: SyncDeps, options: SyncOptions): Promise<Syn
     // The walk stepped past a run it could not read; only a repair that left no shortfall vouches for it.
     status = "failed";
     error = new Error(
-      `a tie run at ${totals.tieOverflows.join(", ")} could not be read whole, and the repair could not show the mirror complete; the next run's repair goes on`,
+      `repair: a tie run at ${totals.tieOverflows.join(", ")} could not be read whole, and the repair could not show the mirror complete; the next run's repair goes on`,
     );
   }
   const finished = clock.now();

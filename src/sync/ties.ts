@@ -79,7 +79,9 @@ export async function readTieRun(
         maxPages: pagesLeft,
         judge(page, step) {
           reads++;
-          for (const r of page.records) if (within(r.createdAt) && r.id !== null) seen.add(r.id);
+          // A quarantined record without a readable time holds its place in the run all the same.
+          for (const r of page.records)
+            if (r.id !== null && (within(r.createdAt) || (!r.ok && r.createdAt === null))) seen.add(r.id);
           // By place, not by any one record's date: the newer ones lead the page, the older ones
           // trail it, so a record dated off its place in the middle decides nothing.
           const newerOnes = leading(page, (t) => t > to);
