@@ -7,18 +7,9 @@ import { describe, expect, it } from "vitest";
 import { loadConfig } from "../src/config/config.js";
 import { isLoopbackHost, maskUserinfo } from "../src/config/transport.js";
 import { ConfigError } from "../src/errors.js";
+import { configError } from "./support/config-error.js";
 
 const TOKEN = { BOOKING_API_TOKEN: "s3cret-token" };
-
-function configError(fn: () => unknown): ConfigError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof ConfigError) return err;
-    throw err;
-  }
-  throw new Error("expected a ConfigError");
-}
 
 const baseUrl = (url: string, extra: Record<string, string> = {}) =>
   loadConfig({ env: { ...TOKEN, BOOKING_API_BASE_URL: url, ...extra } }).apiBaseUrl;

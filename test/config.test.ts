@@ -1,18 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { loadConfig, requireApi } from "../src/config/config.js";
 import { ConfigError } from "../src/errors.js";
+import { configError } from "./support/config-error.js";
 
 const env = { BOOKING_API_BASE_URL: "https://partner.example/api/v2/", BOOKING_API_TOKEN: "s3cret-token" };
-
-function configError(fn: () => unknown): ConfigError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof ConfigError) return err;
-    throw err;
-  }
-  throw new Error("expected a ConfigError");
-}
 
 describe("loadConfig", () => {
   it("applies defaults", () => {

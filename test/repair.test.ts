@@ -4,6 +4,8 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { createApiClient } from "../src/api/client.js";
+import { systemClock } from "../src/app.js";
+import type { PartnerApi } from "../src/sync/ports.js";
 import { zeroCounters } from "../src/sync/counters.js";
 import { repairMirror } from "../src/sync/repair.js";
 import { type Harness, harness } from "./support/harness.js";
@@ -54,17 +56,7 @@ describe("repair", () => {
     const lost = lose([61_803]);
     h.sim.resetStats();
     const counters = zeroCounters();
-    const report = await repairMirror(
-      {
-        api: apiOf(h),
-        store: h.store,
-        clock: { now: () => new Date() },
-        logger: h.logger,
-        signal: new AbortController().signal,
-      },
-      { pageSize: 100 },
-      counters,
-    );
+    const report = await repairMirror(depsOf(h, apiOf(h)), { pageSize: 100 }, counters);
     expect(report).toMatchObject({ end: "repaired", gaps: 1, repaired: 1, shortfall: 0 });
     expect(h.store.absentIds(lost)).toEqual([]);
     expect(h.sim.stats.byEndpoint.list).toBeLessThan(40);
@@ -109,17 +101,7 @@ describe("repair", () => {
       },
     };
     const counters = zeroCounters();
-    const report = await repairMirror(
-      {
-        api: malformed,
-        store: h.store,
-        clock: { now: () => new Date() },
-        logger: h.logger,
-        signal: new AbortController().signal,
-      },
-      { pageSize: 100 },
-      counters,
-    );
+    const report = await repairMirror(depsOf(h, malformed), { pageSize: 100 }, counters);
     expect(report).toMatchObject({ end: "unplaced", shortfall: 1 });
     // At most three places searched, each at most about 2 × log2(2000) = 22 probes and a page.
     expect(counters.requests).toBeLessThan(3 * (22 + 2) + 2);
@@ -137,21 +119,16 @@ describe("repair", () => {
         return { ...page, total: page.total + 10 };
       },
     };
-    const report = await repairMirror(
-      {
-        api: lying,
-        store: h.store,
-        clock: { now: () => new Date() },
-        logger: h.logger,
-        signal: new AbortController().signal,
-      },
-      { pageSize: 100 },
-      zeroCounters(),
-    );
+    const report = await repairMirror(depsOf(h, lying), { pageSize: 100 }, zeroCounters());
     expect(report.end).toBe("unplaced");
     expect(report.shortfall).toBe(10);
   });
 });
+
+/** The repair's world: the harness's store and logger, with `api` as the source. */
+function depsOf(x: Harness, api: PartnerApi) {
+  return { api, store: x.store, clock: systemClock, logger: x.logger, signal: new AbortController().signal };
+}
 
 function apiOf(x: Harness) {
   return createApiClient({ baseUrl: x.sim.url, token: "sim-token", minBackoffMs: 1, maxBackoffMs: 20 });
