@@ -6,7 +6,6 @@
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../src/config/config.js";
 import { isLoopbackHost, maskUserinfo } from "../src/config/transport.js";
-import { ConfigError } from "../src/errors.js";
 import { configError } from "./support/config-error.js";
 
 const TOKEN = { BOOKING_API_TOKEN: "s3cret-token" };

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
 import { loadConfig, requireApi } from "../src/config/config.js";
-import { ConfigError } from "../src/errors.js";
 import { configError } from "./support/config-error.js";
 
 const env = { BOOKING_API_BASE_URL: "https://partner.example/api/v2/", BOOKING_API_TOKEN: "s3cret-token" };
