@@ -5,8 +5,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createApiClient } from "../src/api/client.js";
 import { systemClock } from "../src/app.js";
-import type { PartnerApi } from "../src/sync/ports.js";
 import { zeroCounters } from "../src/sync/counters.js";
+import type { PartnerApi } from "../src/sync/ports.js";
 import { repairMirror } from "../src/sync/repair.js";
 import { type Harness, harness } from "./support/harness.js";
 
