@@ -10,15 +10,8 @@ import { type DetailsReport, emptyDetailsReport, fillDetails } from "./details.j
 import { checkDrift, type Drift } from "./drift.js";
 import type { BookingType, RunStatus, SyncDeps, SyncStore } from "./ports.js";
 import { type RepairReport, repairMirror } from "./repair.js";
-import { readTieRun } from "./ties.js";
-import {
-  emptyTotals,
-  streamName,
-  syncStream,
-  type TieWindow,
-  type WalkOptions,
-  type WalkTotals,
-} from "./walk.js";
+import { readTieRun, type TieWindow } from "./ties.js";
+import { emptyTotals, streamName, syncStream, type WalkOptions, type WalkTotals } from "./walk.js";
 
 export interface SyncOptions {
   /** Feed scope; undefined syncs all bookings. */

@@ -15,7 +15,21 @@ import type { DetailStore, ListDeps } from "./detail-ports.js";
 import { storeListPage, walkList } from "./list-walk.js";
 import type { BookingType, ListPage, RunCounters } from "./ports.js";
 import { bisect, timeAt } from "./positions.js";
-import type { TieRead } from "./walk.js";
+
+/**
+ * Whether `readTie` read a whole run, and if not, why. A whole one says where the run starts in
+ * list-bookings and, when it saw one it can vouch for, the newest booking below it.
+ */
+export type TieRead =
+  | { complete: true; start?: number | undefined; below?: { id: string; at: string } | undefined }
+  | { complete: false; why: string };
+
+/** The milliseconds of a tie run (`from` to `to`, both included) and the ids the feed served in it. */
+export interface TieWindow {
+  from: string;
+  to: string;
+  known: string[];
+}
 
 /** Pages of one run read at most: 100,000 bookings sharing one millisecond, at 100 a page. */
 export const TIE_MAX_PAGES = 1000;

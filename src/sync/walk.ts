@@ -12,14 +12,8 @@ import { ApiError, coerceError, isAbortError } from "../errors.js";
 import { countFailedAttempts, zeroCounters } from "./counters.js";
 import { PageBuffer } from "./page-buffer.js";
 import type { BookingType, FeedPage, RunCounters, SyncDeps, WalkProgress } from "./ports.js";
+import type { TieRead, TieWindow } from "./ties.js";
 import { cursorFor, instantOf, maxOf, millisOf, minOf, nextStep, shift, type Timed } from "./window.js";
-
-/** The milliseconds of a tie run (`from` to `to`, both included) and the ids the feed served in it. */
-export interface TieWindow {
-  from: string;
-  to: string;
-  known: string[];
-}
 
 export interface WalkOptions {
   /** Stream name in `sync_state`, e.g. `feed` or `feed:IN`. */
@@ -43,14 +37,6 @@ export interface WalkOptions {
    */
   readTie?: ((window: TieWindow) => Promise<TieRead>) | undefined;
 }
-
-/**
- * Whether `readTie` read a whole run, and if not, why. A whole one says where the run starts in
- * list-bookings and, when it saw one it can vouch for, the newest booking below it.
- */
-export type TieRead =
-  | { complete: true; start?: number | undefined; below?: { id: string; at: string } | undefined }
-  | { complete: false; why: string };
 
 /** Counters of a whole sync, plus the tie runs the feed could not page through. */
 export interface WalkTotals extends RunCounters {
