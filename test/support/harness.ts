@@ -103,15 +103,16 @@ export interface CliResult {
 
 /**
  * Runs the CLI asynchronously (a synchronous spawn would block the in-process simulator).
- * `onSpawn` gets the child, e.g. to kill it when an event arrives.
+ * `onSpawn` gets the child, e.g. to kill it when an event arrives; `cli` another build's CLI.
  */
 export function runCli(
   args: string[],
   env: NodeJS.ProcessEnv,
   onSpawn?: (child: ChildProcess) => void,
+  cli = CLI,
 ): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [cli, ...args], { env, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d) => (stdout += d));

@@ -2,33 +2,20 @@
  * The CLI as a user runs it against the hostile server (a subprocess of the build), and the mirror
  * as an analyst reads it (a separate read-only connection), for hostile.e2e.test.ts.
  */
-import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
+import { type CliResult, runCli as runHarnessCli } from "./harness.js";
 import type { HostileServer } from "./hostile-server.js";
 
 /** The built CLI (`npx tsc -p tsconfig.build.json`); HOSTILE_CLI points the tests at another build. */
 export const CLI = process.env.HOSTILE_CLI ?? join(import.meta.dirname, "../../dist/cli.js");
 
-export interface CliResult {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-}
+export type { CliResult } from "./harness.js";
 
 /** Runs the CLI asynchronously (the server runs in this process, so a synchronous spawn would block it). */
 export function runCli(args: string[], env: NodeJS.ProcessEnv): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d) => (stdout += d));
-    child.stderr.on("data", (d) => (stderr += d));
-    child.on("error", reject);
-    child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }));
-  });
+  return runHarnessCli(args, env, undefined, CLI);
 }
 
 /** What the mirror holds. */

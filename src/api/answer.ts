@@ -1,0 +1,74 @@
+/**
+ * What an HTTP answer of the partner API amounts to: the page's JSON (with its records' texts), or
+ * the ApiError to throw, with whether a retry may help and what an operator should check.
+ */
+import type { Response } from "got";
+import { ApiError } from "../errors.js";
+import { refusedRedirect } from "./redirects.js";
+import { type Endpoint, readJson, readPageJson, statusLabel } from "./response.js";
+import { parseRetryAfter } from "./retry.js";
+
+/** What judging an answer needs from the client. */
+export interface AnswerCtx {
+  /** Base URL without a trailing slash. */
+  base: string;
+  /** Removes the token from any text that leaves the client. */
+  scrub: (text: string) => string;
+}
+
+/**
+ * Turns an HTTP answer into parsed JSON (with its records' texts, for a page read record by
+ * record), or throws the ApiError it amounts to.
+ */
+export function answer(
+  ctx: AnswerCtx,
+  endpoint: Endpoint,
+  res: Response<Buffer>,
+  records: readonly string[],
+): { value: unknown; texts?: Buffer[] | undefined } {
+  const status = res.statusCode;
+  // A redirect that comes back here is one `sameOriginOnly` would not follow: to another origin.
+  const redirect = refusedRedirect(res, new URL(ctx.base).origin);
+  if (redirect) throw new ApiError(ctx.scrub(`${endpoint}: ${redirect}`), { status, retryable: false });
+  if (status >= 200 && status < 300) {
+    const parsed = readPageJson(res.body, res.headers["content-type"], records);
+    if (parsed.ok) return parsed;
+    // A 200 that is not JSON comes from a proxy or a cut connection: worth another try.
+    throw new ApiError(ctx.scrub(`${endpoint}: ${parsed.problem} (${statusLabel(status)})`), {
+      status,
+      retryable: true,
+    });
+  }
+  const parsed = readJson(res.body.toString("utf8"), res.headers["content-type"]);
+  const serverMessage = parsed.ok ? parsed.serverMessage : undefined;
+  let text = `HTTP ${statusLabel(status)}`;
+  if (status === 401) text += `: ${serverMessage ?? "Invalid or expired token"}`;
+  else if (serverMessage) text += `: ${serverMessage}`;
+  else if (!parsed.ok && parsed.kind === "foreign") text = `${parsed.problem} (${statusLabel(status)} page)`;
+  throw new ApiError(ctx.scrub(`${endpoint}: ${text}`), {
+    status,
+    retryable: status === 408 || status === 429 || status >= 500,
+    retryAfterMs: parseRetryAfter(res.headers["retry-after"], Date.now()),
+    hint: hintFor(ctx, endpoint, status, parsed.ok ? parsed.value : undefined),
+  });
+}
+
+/**
+ * What an operator should check after a refusal no retry fixes: the token after a 401/403, the
+ * base URL after a 404 that is not one of the API's own answers (a wrong path or host).
+ */
+function hintFor(ctx: AnswerCtx, endpoint: Endpoint, status: number, body: unknown): string | undefined {
+  if (status === 401 || status === 403) {
+    return "check BOOKING_API_TOKEN or BOOKING_API_TOKEN_FILE (whichever is set): the partner API refused the token";
+  }
+  const isPage =
+    typeof body === "object" && body !== null && (body as { success?: unknown }).success === true;
+  if (status !== 404 || isPage) return undefined;
+  const path = new URL(ctx.base).pathname.replace(/\/+$/, "");
+  const route = `${path}/partner/booking/${endpoint}`;
+  return ctx.scrub(
+    path.endsWith("/api/v2")
+      ? `check BOOKING_API_BASE_URL: this server has no route ${route}; is it the partner API?`
+      : `check BOOKING_API_BASE_URL: it must end in /api/v2, e.g. https://host/api/v2 (this server has no route ${route})`,
+  );
+}
