@@ -53,9 +53,7 @@ EXPOSE 8080
 # run the container with --no-healthcheck.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.HTTP_PORT||8080)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
-# A young generation of 4 MB semi-spaces, where V8 picks up to 16 MB from the memory it sees:
-# about 30 MB less peak memory in a backfill (`npm run bench:backfill`), for about 8% of its speed;
-# a sidecar's footprint comes first. The CLI stops growth there itself (src/heap.ts), but only as
-# it sees collections, a little late; set when Node starts, the size is exact on any host.
-ENTRYPOINT ["node", "--max-semi-space-size=4", "dist/cli.js"]
+# The launcher's memory flags (src/cli.ts's first line): a small young generation and an old one
+# held near what it needs, for a sidecar's footprint; what they cost and save is in docs/performance.md.
+ENTRYPOINT ["node", "--max-semi-space-size=4", "--heap-growing-percent=30", "dist/cli.js"]
 CMD ["run"]

@@ -1,7 +1,4 @@
-/**
- * The composition root: the one place that constructs the real adapters from the config and hands
- * them to the core as `{ api, store, clock, logger, signal }`.
- */
+/** The composition root: the one place that constructs the real adapters from the config. */
 import type { pino } from "pino";
 import { createApiClient, type RequestEvent } from "./api/client.js";
 import type { Config } from "./config/config.js";
@@ -37,7 +34,6 @@ export function openApp(config: Config, options: AppOptions = {}): App {
       { baseUrl: apiBaseUrl },
       "BOOKING_API_ALLOW_INSECURE=true: the token is sent over plain http",
     );
-  // Feed and backfill writes run on a writer thread, overlapping the next pages' fetching (store/writer-thread.ts).
   const personalData = personalDataPolicy(config.personalData, config.personalDataKey);
   if (personalData?.mode === "hash" && config.personalDataKey === undefined)
     logger.warn(
@@ -45,7 +41,6 @@ export function openApp(config: Config, options: AppOptions = {}): App {
     );
   const store = openStore(config.dbPath, {
     logger,
-    writerThread: true,
     personalData,
     mode: Number.parseInt(config.dbMode, 8),
   });

@@ -1,10 +1,9 @@
-#!/usr/bin/env node
-/** booking-sync's command line. Exit codes: 0 ok, 1 the work failed, 2 bad usage or config. */
+#!/usr/bin/env -S node --max-semi-space-size=4 --heap-growing-percent=30
+/**
+ * booking-sync's command line. Exit codes: 0 ok, 1 the work failed, 2 bad usage or config.
+ * The memory flags above (also in the Dockerfile) keep a sidecar's footprint small; see
+ * docs/performance.md for what they cost and save.
+ */
+import { main } from "./cli/program.js";
 
-import { tuneHeap } from "./heap.js";
-
-// Before the program's modules load: loading them alone would grow the young generation past
-// what the memory profile allows (see heap.ts).
-tuneHeap();
-const { main } = await import("./cli/program.js");
 process.exitCode = await main(process.argv);

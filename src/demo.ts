@@ -1,7 +1,6 @@
 /**
- * `npm run demo`: the bundled simulator on a free port, a cold sync with details into ./data/demo.db,
- * then a few new bookings and an incremental sync, and queries to try. It builds its own config pointing at the
- * simulator, so it can never run against a real API by accident.
+ * `npm run demo`: a cold sync from the bundled simulator into ./data/demo.db, then an incremental one.
+ * Its config points at the simulator, so it can never run against a real API by accident.
  */
 import { rmSync } from "node:fs";
 import { openApp } from "./app.js";

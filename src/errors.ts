@@ -1,8 +1,4 @@
-/**
- * The three kinds of failure booking-sync distinguishes. Everything that is not a usage/config
- * problem or an API answer is wrapped with `{ cause }` and a sentence of context.
- */
-
+/** The kinds of failure: config errors, API errors, and the rest wrapped with `{ cause }` and context. */
 /** Bad flags, environment or config file. The CLI exits with code 2. */
 export class ConfigError extends Error {
   override name = "ConfigError";

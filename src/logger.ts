@@ -1,8 +1,4 @@
-/**
- * pino, pretty on a terminal and JSON otherwise, on stderr so stdout carries only the command's
- * own output. Stacks are logged at debug level only; secrets are redacted by path as a last guard
- * (the token is never put in a log object in the first place).
- */
+/** pino on stderr, so stdout carries only the output; stacks at debug only, secrets redacted by path. */
 import { Writable } from "node:stream";
 import { pino } from "pino";
 import pretty from "pino-pretty";
@@ -17,10 +13,7 @@ export interface LoggerOptions {
   destination?: NodeJS.WritableStream;
 }
 
-/**
- * Lets a progress bar drawn on the same terminal step aside for a log line: `around` is given the
- * write (it clears the bar, writes, draws the bar again). Unset while no bar is drawn.
- */
+/** Lets a progress bar step aside for a log line: `around` wraps the write; unset while no bar is drawn. */
 export const terminalLog: { around?: ((write: () => void) => void) | undefined } = {};
 
 /** stderr, through `terminalLog.around` while a bar is drawn (one per logger: pino-pretty may end it). */

@@ -119,7 +119,7 @@ describe("retries", () => {
         200,
         '{"success":true,"data":[{"_id":"b1"}, {"_id":"b2",}],"pagination":{"total":2,"page":1,"pageSize":10,"totalPages":1}}',
       ),
-      "list-bookings: body is not valid JSON (record 2 of 2",
+      "list-bookings: body is not valid JSON (cut off or corrupt, 116 chars)",
     ],
     [
       "a 200 of the wrong shape",

@@ -13,8 +13,8 @@ import {
   pagesRead,
   type Span,
   uncovered,
-} from "../src/sync/coverage.js";
-import { applyRead, atEnd, type ListPosition, pageFor, START } from "../src/sync/list-position.js";
+} from "../src/sync/backfill/coverage.js";
+import { applyRead, atEnd, type ListPosition, pageFor, START } from "../src/sync/list/list-position.js";
 
 describe("addRead", () => {
   it("merges consecutive pages read at one total, in any order", () => {

@@ -342,4 +342,13 @@ describe("CLI feedback: --version", () => {
     expect(r.stdout).toBe(`${VERSION}\n`);
     expect(r.stderr).toBe("");
   });
+
+  it("runs as an installed `booking-sync` does: the launcher's `#!` line, memory flags and all", () => {
+    // npm makes the `bin` file executable on install; the build does not.
+    chmodSync(CLI, 0o755);
+    const r = spawnSync(CLI, ["--version"], { encoding: "utf8" });
+    expect(r.error).toBeUndefined();
+    expect(r.stderr).toBe("");
+    expect(r.stdout).toBe(`${VERSION}\n`);
+  });
 });

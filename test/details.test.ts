@@ -3,7 +3,7 @@
  * client and a real SQLite file; the CLI as a subprocess for the user's view.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { runBackfill } from "../src/sync/backfill.js";
+import { runBackfill } from "../src/sync/backfill/backfill.js";
 import { type Harness, harness, runCli } from "./support/harness.js";
 import { expectMirrorHoldsSourceInFull, listDeps, pageOf } from "./support/list-deps.js";
 

@@ -137,7 +137,16 @@ describe("the container image's install-and-start sequence", () => {
     );
     expect(runtime.steps.filter((s) => s.startsWith("RUN npm"))).toEqual([]);
     expect(envOf(runtime.steps)).toMatchObject({ BOOKING_DB_PATH: "/data/bookings.db", HTTP_PORT: "8080" });
-    expect(execForm(runtime.steps, "ENTRYPOINT")).toEqual(["node", "--max-semi-space-size=4", "dist/cli.js"]);
+    const entrypoint = execForm(runtime.steps, "ENTRYPOINT");
+    expect(entrypoint).toEqual([
+      "node",
+      "--max-semi-space-size=4",
+      "--heap-growing-percent=30",
+      "dist/cli.js",
+    ]);
+    // The image starts Node as the package's launcher does (src/cli.ts's first line).
+    const launcher = readFileSync(join(ROOT, "src/cli.ts"), "utf8").split("\n", 1)[0];
+    expect(launcher).toBe(`#!/usr/bin/env -S ${entrypoint.slice(0, -1).join(" ")}`);
     expect(execForm(runtime.steps, "CMD")).toEqual(["run"]);
   });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { pageSeen, sequenceProblem } from "../src/sync/list-checks.js";
+import { pageSeen, sequenceProblem } from "../src/sync/list/list-checks.js";
 import type { ListPage } from "../src/sync/ports.js";
 
 const T = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s)).toISOString();

@@ -10,8 +10,8 @@ import { toDetailRows } from "../src/store/detail-writes.js";
 import { toFeedRows } from "../src/store/feed-writes.js";
 import { hasher, PERSONAL_PATHS, personalDataPolicy } from "../src/store/personal-data.js";
 import { SUMMARY_COLUMNS } from "../src/store/rows.js";
-import type { Reject } from "../src/store/state.js";
-import { feedBatch, fullRaw, okFull, okSummary, summaryRaw } from "./support/store-fixtures.js";
+import type { Reject } from "../src/sync/ports.js";
+import { feedBatch, fullRaw, listBatch, okFull, okSummary, summaryRaw } from "./support/store-fixtures.js";
 
 const KEY = "0123456789abcdef-test-key";
 const T = "2025-02-01T00:00:00.000Z";
@@ -45,10 +45,9 @@ const get = (obj: unknown, path: string): unknown =>
 describe("personalDataPolicy", () => {
   it("keep has no policy: records are stored as received at no extra cost", () => {
     expect(personalDataPolicy("keep")).toBeUndefined();
-    const summary = okSummary(summaryRaw(1));
-    const json = Buffer.from(' {"kept" : "as sent"} ');
-    const rows = toFeedRows(feedBatch([{ ...summary, json }], T));
-    expect(rows.rows[0]?.at(-1)).toBe(' {"kept" : "as sent"} ');
+    const raw = { ...summaryRaw(1), unnamed: "kept" };
+    const rows = toFeedRows(feedBatch([okSummary(raw)], T));
+    expect(rows.rows[0]?.at(-1)).toBe(JSON.stringify(raw));
   });
 
   it("lists the personal paths: contact and address lines of both parties, and the payer's ids", () => {
@@ -79,8 +78,7 @@ describe("personalDataPolicy", () => {
   it("hash replaces each personal value in the JSON and keeps every other field, in order", () => {
     const policy = personalDataPolicy("hash", KEY);
     const raw = personRaw(1);
-    const text = Buffer.from(JSON.stringify(raw, null, 2));
-    const stored = JSON.parse(policy?.recordJson(text, undefined) as string);
+    const stored = JSON.parse(policy?.recordJson(raw) as string);
     const hash = hasher(KEY);
     expect(stored.sender.contact).toEqual({
       name: hash("Chidi Eze", "text"),
@@ -153,7 +151,7 @@ describe("personalDataPolicy", () => {
   it("drop removes each personal key from the JSON and nulls the typed columns", () => {
     const policy = personalDataPolicy("drop");
     const full = okFull(personRaw(2));
-    const rows = toDetailRows({ bookings: [full], rejects: [], syncedAt: T }, policy);
+    const rows = toDetailRows(listBatch([full], T), policy);
     const values = rows.rows[0]?.values as unknown[];
     const stored = JSON.parse(values.at(-1) as string);
     for (const path of PERSONAL_PATHS) expect(get(stored, path), path).toBeUndefined();

@@ -4,7 +4,7 @@
  */
 import { getMaxListeners, setMaxListeners } from "node:events";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { runPool } from "../src/sync/pool.js";
+import { runPool } from "../src/sync/backfill/pool.js";
 
 const warnings: Error[] = [];
 const onWarning = (w: Error) => warnings.push(w);

@@ -5,8 +5,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { parseSince } from "../src/cli/reconcile.js";
 import { ConfigError } from "../src/errors.js";
-import { runBackfill } from "../src/sync/backfill.js";
-import { runReconcile } from "../src/sync/reconcile.js";
+import { runBackfill } from "../src/sync/backfill/backfill.js";
+import { runReconcile } from "../src/sync/list/reconcile.js";
 import { type Harness, harness, runCli } from "./support/harness.js";
 import { listDeps, mirrorDigest } from "./support/list-deps.js";
 

@@ -6,8 +6,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createApiClient } from "../src/api/client.js";
 import { systemClock } from "../src/app.js";
 import { zeroCounters } from "../src/sync/counters.js";
+import { repairMirror } from "../src/sync/list/repair.js";
 import type { PartnerApi } from "../src/sync/ports.js";
-import { repairMirror } from "../src/sync/repair.js";
 import { type Harness, harness } from "./support/harness.js";
 
 let h: Harness | undefined;

@@ -4,8 +4,17 @@
  */
 import { afterEach, beforeEach, describe, expect, expectTypeOf, it } from "vitest";
 import { openStore, type Store } from "../src/store/index.js";
-import type { BackfillStore, DriftStore, ReconcileStore } from "../src/sync/detail-ports.js";
-import { at, feedBatch, fullRaw, okFull, okSummary, summaryRaw, tempDir } from "./support/store-fixtures.js";
+import type { SyncStore } from "../src/sync/ports.js";
+import {
+  at,
+  feedBatch,
+  fullRaw,
+  listBatch,
+  okFull,
+  okSummary,
+  summaryRaw,
+  tempDir,
+} from "./support/store-fixtures.js";
 
 let tmp: ReturnType<typeof tempDir>;
 let store: Store;
@@ -36,7 +45,7 @@ const children = (id: string) => ({
     .all(id),
 });
 const details = (raws: Array<Record<string, unknown>>, syncedAt: string, listedBy?: number) =>
-  store.commitDetailBatch({ bookings: raws.map(okFull), rejects: [], syncedAt, listedBy });
+  store.save({ source: "list", records: raws.map(okFull), rejects: [], syncedAt, listedBy });
 
 describe("commitDetailBatch", () => {
   it("stores every typed column, the raw record, and its packages and items", () => {
@@ -73,51 +82,34 @@ describe("commitDetailBatch", () => {
     });
   });
 
-  it("stores a record's text as it arrived when the client cut it from the body, in either view", () => {
-    const full = fullRaw(1);
-    const fullText = JSON.stringify(full, null, 2);
-    const summaryText = ` ${JSON.stringify(summaryRaw(2), null, "\t")}`;
-    const bytes = (text: string) => Buffer.from(text);
-    store.commitDetailBatch({
-      bookings: [{ ...okFull(full), json: bytes(fullText) }],
-      rejects: [],
-      syncedAt: T1,
-    });
-    store.commitFeedBatch(feedBatch([{ ...okSummary(summaryRaw(2)), json: bytes(summaryText) }], T1));
-    expect(row("bk000001")).toMatchObject({ detail_json: fullText });
-    expect(row("bk000002")).toMatchObject({ summary_json: summaryText });
+  it("stores every field a record arrived with, unknown ones included, in either view", () => {
+    const full = fullRaw(1, { newField: { nested: [1, "é"] } });
+    const summary = summaryRaw(2, { newField: "kept" });
+    store.save(listBatch([okFull(full)], T1));
+    store.save(feedBatch([okSummary(summary)], T1));
+    expect(JSON.parse(String(row("bk000001").detail_json))).toEqual(full);
+    expect(JSON.parse(String(row("bk000002").summary_json))).toEqual(summary);
   });
 
-  it("counts a record whose text differs only in layout or escapes as unchanged, in either view", () => {
+  it("counts a record stored in another layout (as earlier versions kept the source's text) as unchanged", () => {
     const full = fullRaw(1, { branchName: "Café" });
     const summary = summaryRaw(2, { searchId: "Café" });
-    // Stored serialised (as from a client that could not cut the texts), then received pretty-printed.
     expect(details([full], T1)).toMatchObject({ inserted: 1 });
-    store.commitFeedBatch(feedBatch([okSummary(summary)], T1));
-    const escaped = (v: unknown) => Buffer.from(JSON.stringify(v, null, 2).replace(/é/g, "\\u00e9"));
-    const again = store.commitDetailBatch({
-      bookings: [{ ...okFull(full), json: escaped(full) }],
-      rejects: [],
-      syncedAt: T2,
-    });
-    expect(again).toMatchObject({ inserted: 0, updated: 0, unchanged: 1 });
-    expect(
-      store.commitFeedBatch(feedBatch([{ ...okSummary(summary), json: escaped(summary) }], T2)),
-    ).toMatchObject({
+    store.save(feedBatch([okSummary(summary)], T1));
+    const escaped = (v: unknown) => JSON.stringify(v, null, 2).replace(/é/g, "\\u00e9");
+    store.db.prepare("UPDATE bookings SET detail_json = ? WHERE id = ?").run(escaped(full), "bk000001");
+    store.db.prepare("UPDATE bookings SET summary_json = ? WHERE id = ?").run(escaped(summary), "bk000002");
+    expect(store.save(listBatch([okFull(full)], T2))).toMatchObject({
+      inserted: 0,
       updated: 0,
       unchanged: 1,
     });
-    expect(row("bk000001")).toMatchObject({ detail_json: JSON.stringify(full), detail_synced_at: T1 });
-    expect(row("bk000002")).toMatchObject({ summary_json: JSON.stringify(summary), summary_synced_at: T1 });
+    expect(store.save(feedBatch([okSummary(summary)], T2))).toMatchObject({ updated: 0, unchanged: 1 });
+    expect(row("bk000001")).toMatchObject({ detail_json: escaped(full), detail_synced_at: T1 });
+    expect(row("bk000002")).toMatchObject({ summary_json: escaped(summary), summary_synced_at: T1 });
     // A changed value is still a change.
     const paid = { ...full, paid: !full.paid };
-    expect(
-      store.commitDetailBatch({
-        bookings: [{ ...okFull(paid), json: escaped(paid) }],
-        rejects: [],
-        syncedAt: T3,
-      }),
-    ).toMatchObject({ updated: 1 });
+    expect(store.save(listBatch([okFull(paid)], T3))).toMatchObject({ updated: 1 });
   });
 
   it("skips a payload older than the stored one, and one identical to it", () => {
@@ -163,8 +155,9 @@ describe("commitDetailBatch", () => {
       reason: "paid: expected boolean",
       raw: { _id: "bad" },
     };
-    const counts = store.commitDetailBatch({
-      bookings: [okFull(fullRaw(1))],
+    const counts = store.save({
+      source: "list",
+      records: [okFull(fullRaw(1))],
       rejects: [reject],
       syncedAt: T1,
       listedBy: runId,
@@ -179,8 +172,9 @@ describe("commitDetailBatch", () => {
       run_id: runId,
       endpoint: "list",
     });
-    store.commitDetailBatch({
-      bookings: [],
+    store.save({
+      source: "list",
+      records: [],
       rejects: [],
       syncedAt: T2,
       progress: { stream: "backfill", value: null },
@@ -192,7 +186,7 @@ describe("commitDetailBatch", () => {
 describe("summaries and details together", () => {
   it("a summary write keeps the detail columns and the sender email the full view gave", () => {
     details([fullRaw(1)], T1);
-    const counts = store.commitFeedBatch(feedBatch([okSummary(summaryRaw(1, { paid: true }))], T2));
+    const counts = store.save(feedBatch([okSummary(summaryRaw(1, { paid: true }))], T2));
     expect(counts).toEqual({ inserted: 0, updated: 1, unchanged: 0, rejected: 0 });
     expect(row("bk000001")).toMatchObject({
       paid: 1,
@@ -208,7 +202,7 @@ describe("summaries and details together", () => {
   });
 
   it("queues bookings without details, or whose summary changed after them, newest first", () => {
-    store.commitFeedBatch(
+    store.save(
       feedBatch(
         [1, 2, 3].map((i) => okSummary(summaryRaw(i))),
         T1,
@@ -218,7 +212,7 @@ describe("summaries and details together", () => {
     expect(store.bookingsNeedingDetails(1)).toEqual([{ id: "bk000003", createdAt: at(3) }]);
     details([fullRaw(1), fullRaw(2)], T2);
     expect(store.bookingsNeedingDetails(10).map((b) => b.id)).toEqual(["bk000003"]);
-    store.commitFeedBatch(feedBatch([okSummary(summaryRaw(1, { bookingState: 4 }))], T3));
+    store.save(feedBatch([okSummary(summaryRaw(1, { bookingState: 4 }))], T3));
     expect(store.bookingsNeedingDetails(10).map((b) => b.id)).toEqual(["bk000003", "bk000001"]);
     const plan = store.db
       .prepare(
@@ -231,7 +225,7 @@ describe("summaries and details together", () => {
 
 describe("markUnlisted", () => {
   it("marks bookings a finished pass did not list, and clears the mark when one is seen again", () => {
-    store.commitFeedBatch(
+    store.save(
       feedBatch(
         [1, 2, 3].map((i) => okSummary(summaryRaw(i))),
         T1,
@@ -240,7 +234,7 @@ describe("markUnlisted", () => {
     const runId = store.startRun({ kind: "reconcile", stream: null, startedAt: T2, checkpointBefore: null });
     details([fullRaw(1)], T2, runId);
     details([fullRaw(2)], T2, runId);
-    store.commitFeedBatch(feedBatch([okSummary(summaryRaw(4))], T3)); // first seen after the pass began
+    store.save(feedBatch([okSummary(summaryRaw(4))], T3)); // first seen after the pass began
     expect(store.markUnlisted({ runId, startedAt: T2, at: T3 })).toBe(1);
     expect(row("bk000003").missing_since).toBe(T3);
     expect([row("bk000001"), row("bk000002"), row("bk000004")].map((r) => r.missing_since)).toEqual([
@@ -251,20 +245,20 @@ describe("markUnlisted", () => {
     expect(store.markUnlisted({ runId, startedAt: T2, at: T3 })).toBe(0);
     expect(store.countBookings({ excludeMissing: true })).toBe(3);
     expect(store.bookingsNeedingDetails(10).map((b) => b.id)).toEqual(["bk000004"]);
-    const seen = store.commitFeedBatch(feedBatch([okSummary(summaryRaw(3))], T3));
+    const seen = store.save(feedBatch([okSummary(summaryRaw(3))], T3));
     expect(seen.unchanged).toBe(1);
     expect(row("bk000003").missing_since).toBeNull();
   });
 
   it("judges only the platform and time range the pass covered", () => {
-    store.commitFeedBatch(
+    store.save(
       feedBatch(
         [1, 2, 3, 4].map((i) => okSummary(summaryRaw(i))),
         T1,
       ),
     );
     // Created after the pass began (a server clock ahead of ours): not judged.
-    store.commitFeedBatch(feedBatch([okSummary(summaryRaw(5, { createdAt: T3 }))], T1));
+    store.save(feedBatch([okSummary(summaryRaw(5, { createdAt: T3 }))], T1));
     const runId = store.startRun({ kind: "reconcile", stream: null, startedAt: T2, checkpointBefore: null });
     expect(store.markUnlisted({ runId, startedAt: T2, at: T3, sourcePlatform: "web", since: at(2) })).toBe(1);
     const marks = [1, 2, 3, 4, 5].map((i) => row(`bk00000${i}`).missing_since);
@@ -273,6 +267,6 @@ describe("markUnlisted", () => {
   });
 
   it("satisfies the ports the list-bookings passes are written against", () => {
-    expectTypeOf(store).toExtend<ReconcileStore & BackfillStore & DriftStore>();
+    expectTypeOf(store).toExtend<SyncStore>();
   });
 });

@@ -29,7 +29,7 @@ const modeOf = (path: string) => (statSync(path).mode & 0o777).toString(8).padSt
 
 /** Opens, writes a little (so the WAL has content), and closes a store; returns the file's path. */
 function createAndClose(path: string, options: { mode?: number } = {}): string {
-  const store = openStore(path, { ...options, writerThread: true });
+  const store = openStore(path, options);
   store.db.prepare("INSERT INTO sync_state (stream, checkpoint, updated_at) VALUES ('t', NULL, 'now')").run();
   expect(statSync(`${path}-wal`).size).toBeGreaterThan(0);
   store.close();

@@ -36,7 +36,7 @@ describe("openStore", () => {
       entries: unknown[];
     };
     expect(migrationsCount(first)).toBe(journal.entries.length);
-    first.commitFeedBatch(feedBatch([okSummary(summaryRaw(1))], T1));
+    first.save(feedBatch([okSummary(summaryRaw(1))], T1));
     first.close();
     const second = openStore(file);
     expect(migrationsCount(second)).toBe(journal.entries.length);
@@ -52,10 +52,11 @@ describe("openStore", () => {
   });
 
   it("opens read-only without writing, and names the path when the file is missing", () => {
-    store.commitFeedBatch(feedBatch([okSummary(summaryRaw(1))], T1));
+    store.save(feedBatch([okSummary(summaryRaw(1))], T1));
+    store.flush();
     const reader = openStore(tmp.file(), { readonly: true });
     expect(reader.countBookings()).toBe(1);
-    expect(() => reader.commitFeedBatch(feedBatch([okSummary(summaryRaw(2))], T1))).toThrow(/readonly/);
+    expect(() => reader.save(feedBatch([okSummary(summaryRaw(2))], T1))).toThrow(/readonly/);
     reader.close();
     const missing = tmp.file("absent.db");
     expect(() => openStore(missing, { readonly: true })).toThrow(missing);
@@ -89,14 +90,14 @@ describe("openStore", () => {
 describe("commitFeedBatch", () => {
   it("counts new, changed and unchanged summaries and stamps only what changed", () => {
     const raws = [1, 2, 3].map((i) => summaryRaw(i));
-    expect(store.commitFeedBatch(feedBatch(raws.map(okSummary), T1))).toEqual({
+    expect(store.save(feedBatch(raws.map(okSummary), T1))).toEqual({
       inserted: 3,
       updated: 0,
       unchanged: 0,
       rejected: 0,
     });
     const changed = { ...summaryRaw(2), paid: true, bookingState: 3 };
-    const counts = store.commitFeedBatch(
+    const counts = store.save(
       feedBatch(
         [raws[0], changed, raws[2]].map((r) => okSummary(r ?? {})),
         T2,
@@ -111,7 +112,7 @@ describe("commitFeedBatch", () => {
   });
 
   it("stores typed columns an analyst can query, money exactly as received", () => {
-    store.commitFeedBatch(feedBatch([okSummary(summaryRaw(7, { totalAmount: 0.1 + 0.2 }))], T1));
+    store.save(feedBatch([okSummary(summaryRaw(7, { totalAmount: 0.1 + 0.2 }))], T1));
     const r = row(store, "bk000007");
     expect(r).toMatchObject({
       search_id: "S7",
@@ -131,19 +132,19 @@ describe("commitFeedBatch", () => {
   it("accepts duplicate ids in one batch: the last copy wins", () => {
     const a = summaryRaw(1);
     const b = summaryRaw(1, { paid: true });
-    const counts = store.commitFeedBatch(feedBatch([okSummary(a), okSummary(b), okSummary(b)], T1));
+    const counts = store.save(feedBatch([okSummary(a), okSummary(b), okSummary(b)], T1));
     expect(counts).toEqual({ inserted: 1, updated: 1, unchanged: 1, rejected: 0 });
     expect(row(store, "bk000001").paid).toBe(1);
     expect(store.countBookings()).toBe(1);
   });
 
   it("sets booking_type from a type-scoped stream and keeps it when a batch has none", () => {
-    store.commitFeedBatch(feedBatch([okSummary(summaryRaw(1))], T1));
+    store.save(feedBatch([okSummary(summaryRaw(1))], T1));
     expect(row(store, "bk000001").booking_type).toBeNull();
-    const typed = store.commitFeedBatch(feedBatch([okSummary(summaryRaw(1))], T2, { bookingType: "LC" }));
+    const typed = store.save(feedBatch([okSummary(summaryRaw(1))], T2, { bookingType: "LC" }));
     expect(typed.unchanged).toBe(1);
     expect(row(store, "bk000001")).toMatchObject({ booking_type: "LC", summary_synced_at: T1 });
-    store.commitFeedBatch(feedBatch([okSummary(summaryRaw(1, { paid: true }))], T2));
+    store.save(feedBatch([okSummary(summaryRaw(1, { paid: true }))], T2));
     expect(row(store, "bk000001").booking_type).toBe("LC");
     expect(store.countBookings({ bookingType: "LC" })).toBe(1);
     expect(store.countBookings({ bookingType: "IN" })).toBe(0);
@@ -159,13 +160,13 @@ describe("commitFeedBatch", () => {
       top: at(9),
       pages: 3,
     };
-    store.commitFeedBatch(feedBatch([okSummary(summaryRaw(9))], T1, { walk }));
+    store.save(feedBatch([okSummary(summaryRaw(9))], T1, { walk }));
     expect(store.readStream("feed")).toEqual({ stream: "feed", checkpoint: null, walk });
-    store.commitFeedBatch(feedBatch([], T1, { walk: null, checkpoint: at(9) }));
+    store.save(feedBatch([], T1, { walk: null, checkpoint: at(9) }));
     expect(store.readStream("feed")).toEqual({ stream: "feed", checkpoint: at(9), walk: null });
-    store.commitFeedBatch(feedBatch([], T2, { walk: null, checkpoint: at(4) }));
+    store.save(feedBatch([], T2, { walk: null, checkpoint: at(4) }));
     expect(store.readStream("feed").checkpoint).toBe(at(9));
-    store.commitFeedBatch(feedBatch([], T2, { walk: null, checkpoint: at(12) }));
+    store.save(feedBatch([], T2, { walk: null, checkpoint: at(12) }));
     expect(store.readStream("feed").checkpoint).toBe(at(12));
     expect(store.readStream("feed:IN")).toEqual({ stream: "feed:IN", checkpoint: null, walk: null });
   });
@@ -186,9 +187,9 @@ describe("commitFeedBatch", () => {
       reason: "(record): expected object",
       raw: 42,
     };
-    const first = store.commitFeedBatch(feedBatch([], T1, { rejects: [reject, reject, other] }));
+    const first = store.save(feedBatch([], T1, { rejects: [reject, reject, other] }));
     expect(first.rejected).toBe(3);
-    store.commitFeedBatch(feedBatch([], T2, { rejects: [{ ...reject, raw: { ...bad } }] }));
+    store.save(feedBatch([], T2, { rejects: [{ ...reject, raw: { ...bad } }] }));
     const rows = store.db.prepare("SELECT * FROM rejected_records ORDER BY id").all() as Array<
       Record<string, unknown>
     >;
@@ -213,9 +214,7 @@ describe("commitFeedBatch", () => {
       pages: 1,
     };
     const broken = { ...okSummary(summaryRaw(2)), createdAt: null as unknown as string };
-    expect(() =>
-      store.commitFeedBatch(feedBatch([okSummary(summaryRaw(1)), broken], T1, { walk })),
-    ).toThrow();
+    expect(() => store.save(feedBatch([okSummary(summaryRaw(1)), broken], T1, { walk }))).toThrow();
     expect(store.countBookings()).toBe(0);
     expect(store.readStream("feed").walk).toBeNull();
   });
@@ -260,28 +259,32 @@ describe("runs", () => {
 });
 
 describe("readers beside the writer", () => {
-  it("a second connection reads while a write transaction is open", () => {
-    store.commitFeedBatch(feedBatch([okSummary(summaryRaw(1))], T1));
+  it("a second connection reads while a batch of pages is open, and sees it once committed", () => {
+    store.save(feedBatch([okSummary(summaryRaw(1))], T1));
+    store.flush();
     const reader = openStore(tmp.file(), { readonly: true });
-    store.db.exec("BEGIN IMMEDIATE");
-    store.db.prepare("UPDATE bookings SET paid = 1").run();
+    store.save(feedBatch([okSummary(summaryRaw(1, { paid: true })), okSummary(summaryRaw(2))], T2));
     try {
+      expect(store.db.inTransaction).toBe(true);
       expect(reader.countBookings()).toBe(1);
       expect(reader.db.prepare("SELECT paid FROM bookings").get()).toEqual({ paid: 0 });
+      store.flush();
+      expect(reader.countBookings()).toBe(2);
     } finally {
-      store.db.exec("ROLLBACK");
       reader.close();
     }
   });
 
   it("the writer commits while a reader holds an open snapshot", () => {
-    store.commitFeedBatch(feedBatch([okSummary(summaryRaw(1))], T1));
+    store.save(feedBatch([okSummary(summaryRaw(1))], T1));
+    store.flush();
     const reader = openStore(tmp.file());
     reader.db.exec("BEGIN");
     try {
       expect(reader.countBookings()).toBe(1);
       // Without WAL this commit would wait for the reader and fail with "database is locked".
-      const counts = store.commitFeedBatch(feedBatch([okSummary(summaryRaw(2))], T2));
+      const counts = store.save(feedBatch([okSummary(summaryRaw(2))], T2));
+      store.flush();
       expect(counts.inserted).toBe(1);
       expect(reader.countBookings()).toBe(1);
     } finally {

@@ -3,8 +3,8 @@
  * a real SQLite file. Each test says which invariant of DESIGN-NOTES it proves.
  */
 import { afterEach, describe, expect, it } from "vitest";
+import { instantOf } from "../src/sync/feed/window.js";
 import type { ListPage, ListQuery, PartnerApi } from "../src/sync/ports.js";
-import { instantOf } from "../src/sync/window.js";
 import { type Harness, harness } from "./support/harness.js";
 
 let h: Harness | undefined;

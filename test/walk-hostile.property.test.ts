@@ -457,14 +457,15 @@ const FOUND: Array<[Case]> = [
 
 async function play(c: Case): Promise<void> {
   const tmp = tempDir();
-  const store = openStore(tmp.file());
+  // The batch rule from the case, and no commit by age: the fixed clock does not move real time.
+  const store = openStore(tmp.file(), { batch: { pages: c.batchPages, ms: 3_600_000 } });
   const logger = memoryLogger();
   const clock = fixedClock(T0_US / 1000);
   const source = new Source(c.micro);
   const sync = (api: PartnerApi) =>
     runSync(
       { api, store, clock, logger, signal: new AbortController().signal },
-      { pageSize: c.pageSize, lookbackSeconds: c.lookbackSeconds, batchPages: c.batchPages },
+      { pageSize: c.pageSize, lookbackSeconds: c.lookbackSeconds },
     );
   /** The clock a minute past the newest booking: the sync runs after they were all created. */
   const catchUp = () => clock.set(Math.floor((source.newestUs() ?? T0_US) / 1000) + 60_000);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { readSourceTime } from "../src/api/times.js";
-import { cursorFor, justBefore, nextStep, type PageFacts, type Step } from "../src/sync/window.js";
+import { cursorFor, justBefore, nextStep, type PageFacts, type Step } from "../src/sync/feed/window.js";
 
 /** Instant of second `s` (plus `us` microseconds) on a fixed day. */
 const T = (s: number, us = 0) =>

@@ -1,11 +1,8 @@
-/**
- * What an HTTP answer of the partner API amounts to: the page's JSON (with its records' texts), or
- * the ApiError to throw, with whether a retry may help and what an operator should check.
- */
+/** What an HTTP answer amounts to: the page's JSON, or the ApiError to throw (retryable, with a hint). */
 import type { Response } from "got";
 import { ApiError } from "../errors.js";
 import { refusedRedirect } from "./redirects.js";
-import { type Endpoint, readJson, readPageJson, statusLabel } from "./response.js";
+import { type Endpoint, readJson, statusLabel } from "./response.js";
 import { parseRetryAfter } from "./retry.js";
 
 /** What judging an answer needs from the client. */
@@ -16,23 +13,15 @@ export interface AnswerCtx {
   scrub: (text: string) => string;
 }
 
-/**
- * Turns an HTTP answer into parsed JSON (with its records' texts, for a page read record by
- * record), or throws the ApiError it amounts to.
- */
-export function answer(
-  ctx: AnswerCtx,
-  endpoint: Endpoint,
-  res: Response<Buffer>,
-  records: readonly string[],
-): { value: unknown; texts?: Buffer[] | undefined } {
+/** Turns an HTTP answer into parsed JSON, or throws the ApiError it amounts to. */
+export function answer(ctx: AnswerCtx, endpoint: Endpoint, res: Response<Buffer>): unknown {
   const status = res.statusCode;
   // A redirect that comes back here is one `sameOriginOnly` would not follow: to another origin.
   const redirect = refusedRedirect(res, new URL(ctx.base).origin);
   if (redirect) throw new ApiError(ctx.scrub(`${endpoint}: ${redirect}`), { status, retryable: false });
   if (status >= 200 && status < 300) {
-    const parsed = readPageJson(res.body, res.headers["content-type"], records);
-    if (parsed.ok) return parsed;
+    const parsed = readJson(res.body.toString("utf8"), res.headers["content-type"]);
+    if (parsed.ok) return parsed.value;
     // A 200 that is not JSON comes from a proxy or a cut connection: worth another try.
     throw new ApiError(ctx.scrub(`${endpoint}: ${parsed.problem} (${statusLabel(status)})`), {
       status,
@@ -53,10 +42,7 @@ export function answer(
   });
 }
 
-/**
- * What an operator should check after a refusal no retry fixes: the token after a 401/403, the
- * base URL after a 404 that is not one of the API's own answers (a wrong path or host).
- */
+/** What to check after a refusal: the token after a 401/403, the base URL after a foreign 404. */
 function hintFor(ctx: AnswerCtx, endpoint: Endpoint, status: number, body: unknown): string | undefined {
   if (status === 401 || status === 403) {
     return "check BOOKING_API_TOKEN or BOOKING_API_TOKEN_FILE (whichever is set): the partner API refused the token";

@@ -1,34 +1,21 @@
 /**
- * The partner API adapter (the `PartnerApi` port): got for HTTP with its own retry disabled,
- * `withRetry` for the policy, zod for the envelope and then for each record on its own, so one
- * malformed booking never sinks a page. Every error message names the endpoint and the status and
- * is scrubbed of the token; bodies are never quoted in full.
+ * The partner API adapter (`PartnerApi`): got without its retry, `withRetry` for the policy, and zod
+ * per record so one malformed booking never sinks a page. Error messages are scrubbed of the token.
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import got, { type Got, RequestError } from "got";
 import { maskUserinfo } from "../config/transport.js";
 import { ApiError, ConfigError } from "../errors.js";
-import type { FeedPage, FeedQuery, ListPage, ListQuery, Logger, PartnerApi } from "../sync/ports.js";
+import type { FeedPage, FeedQuery, ListPage, ListQuery, PartnerApi } from "../sync/ports.js";
 import { PACKAGE_VERSION } from "../version.js";
 import { answer } from "./answer.js";
+import { type AttemptLogger, type ObserveCtx, observe, type RequestEvent, reportFailure } from "./observe.js";
 import { sameOriginOnly } from "./redirects.js";
-import { type Endpoint, FEED_RECORDS, LIST_RECORDS, parseFeed, parseList, type Verdict } from "./response.js";
-import { type FailedAttempt, type RetryPolicy, withRetry } from "./retry.js";
+import { type Endpoint, parseFeed, parseList, type Verdict } from "./response.js";
+import { type RetryPolicy, withRetry } from "./retry.js";
 
+export type { RequestEvent } from "./observe.js";
 export type { Endpoint } from "./response.js";
-
-/** One HTTP attempt, as seen by metrics. */
-export interface RequestEvent {
-  endpoint: Endpoint;
-  /** "ok": a valid page; "retry": a transient failure another attempt follows; "error": the call gives up. */
-  outcome: "ok" | "retry" | "error";
-  /** HTTP status, or undefined when no response arrived (network error, timeout, abort). */
-  status: number | undefined;
-  /** Wall time of the attempt, in ms. */
-  durationMs: number;
-  /** 1-based attempt number within the call. */
-  attempt: number;
-}
 
 export interface ApiClientOptions {
   /** Base URL including /api/v2, e.g. https://host/api/v2 (a trailing slash is fine). */
@@ -49,17 +36,11 @@ export interface ApiClientOptions {
   random?: (() => number) | undefined;
   /** Called after every HTTP attempt, for metrics. */
   onRequest?: ((event: RequestEvent) => void) | undefined;
-  /**
-   * Gets a `warn` line per retry (endpoint, attempt, status or cause, wait ms) and, when it has
-   * `trace`, one line per attempt (method, endpoint, query, status, duration). Never the token.
-   */
-  logger?: (Logger & { trace?: (obj: object, msg?: string) => void }) | undefined;
+  /** Gets a `warn` line per retry and, when it has `trace`, one per attempt; never the token. */
+  logger?: AttemptLogger | undefined;
   /** User-Agent header (default `booking-sync/<package version>`). */
   userAgent?: string | undefined;
-  /**
-   * Largest response body read, in bytes (default 32 MiB, `DEFAULT_MAX_BODY_BYTES`). A larger one
-   * fails its request at once, without a retry; reading stops as soon as the body passes it.
-   */
+  /** Largest response body read, bytes (default `DEFAULT_MAX_BODY_BYTES`); a larger one fails unretried. */
   maxBodyBytes?: number | undefined;
 }
 
@@ -97,20 +78,13 @@ function abortError(endpoint: Endpoint, reason: unknown): Error {
 }
 
 /** What the per-request helpers share: built once by `createApiClient`. */
-interface Ctx {
+interface Ctx extends ObserveCtx {
   /** Base URL without a trailing slash. */
   base: string;
   http: Got;
-  /** Removes the token from any text that leaves this module. */
-  scrub: (text: string) => string;
   policy: RetryPolicy;
   options: ApiClientOptions;
   maxBodyBytes: number;
-  /**
-   * No request of this client starts before this time (performance.now() ms): set when the API
-   * asks us to slow down, so that one page told to wait does not leave the others hammering on.
-   */
-  pausedUntil: number;
 }
 
 /** Waits out the client's pause, if one is on (cut short by `signal`). */
@@ -119,10 +93,7 @@ async function waitForPause(ctx: Ctx, signal: AbortSignal | undefined): Promise<
     await sleep(ms, undefined, signal ? { signal } : {});
 }
 
-/**
- * A body over the cap. Not retryable: another attempt would download as much again, and memory
- * must stay bounded whatever the source sends.
- */
+/** A body over the cap; not retryable, as another attempt would download as much again. */
 function bodyTooLarge(ctx: Ctx, endpoint: Endpoint): ApiError {
   const mb = Math.round((ctx.maxBodyBytes / 1024 / 1024) * 100) / 100;
   return new ApiError(
@@ -138,7 +109,7 @@ async function send(
   searchParams: Record<string, string>,
   signal?: AbortSignal,
 ) {
-  // Bytes: a page is decoded record by record (see readPageJson), never as one string.
+  // Bytes, so the body's size is counted in bytes as it streams (see `maxBodyBytes`).
   const request = ctx.http.get(`${ctx.base}/partner/booking/${endpoint}`, {
     searchParams,
     responseType: "buffer",
@@ -167,55 +138,8 @@ async function send(
   }
 }
 
-/** How an endpoint's page is read: where its records are, and what makes a page of them. */
-interface PageReader<T> {
-  records: readonly string[];
-  parse: (json: unknown, texts: Buffer[] | undefined) => Verdict<T>;
-}
-
-/**
- * Tells metrics about a failed attempt and logs the retry, if one follows. An answer that asks for
- * time (429 Too Many Requests, or any with Retry-After) pauses every request of the client for as
- * long as this one waits: the limit is the API's, not the page's.
- */
-function report(
-  ctx: Ctx,
-  endpoint: Endpoint,
-  query: Record<string, string>,
-  f: FailedAttempt,
-  durationMs: number,
-) {
-  const status = f.error instanceof ApiError ? f.error.status : undefined;
-  const asksForTime = status === 429 || (f.error instanceof ApiError && f.error.retryAfterMs !== undefined);
-  if (f.willRetry && asksForTime) ctx.pausedUntil = Math.max(ctx.pausedUntil, performance.now() + f.waitMs);
-  const cause = ctx.scrub(f.error instanceof Error ? f.error.message : String(f.error));
-  observe(
-    ctx,
-    query,
-    { endpoint, outcome: f.willRetry ? "retry" : "error", status, durationMs, attempt: f.attempt },
-    cause,
-  );
-  if (!f.willRetry) return;
-  // At warn, so a host that does not answer is not minutes of silence at the default level.
-  const waitS = Math.round(f.waitMs / 100) / 10;
-  ctx.options.logger?.warn(
-    { endpoint, attempt: f.attempt, maxRetries: ctx.policy.maxRetries, status, cause, waitMs: f.waitMs },
-    `partner API request failed (${cause}); retry ${f.attempt} of ${ctx.policy.maxRetries} in ${waitS}s`,
-  );
-}
-
-/**
- * Tells metrics about an attempt and logs it at trace: method, endpoint, query (which holds no
- * secret: the token travels in a header), status and duration.
- */
-function observe(ctx: Ctx, query: Record<string, string>, event: RequestEvent, cause?: string): void {
-  ctx.options.onRequest?.(event);
-  const durationMs = Math.round(event.durationMs * 10) / 10;
-  ctx.options.logger?.trace?.(
-    { method: "GET", ...event, durationMs, query, ...(cause === undefined ? {} : { cause }) },
-    `GET ${event.endpoint} ${event.status ?? "(no response)"} in ${durationMs} ms`,
-  );
-}
+/** What makes a page of an endpoint's JSON, given the body's size in bytes. */
+type PageReader<T> = (json: unknown, bodyBytes: number) => Verdict<T>;
 
 /** GETs `endpoint` with retries; `reader` judges the JSON, and a bad verdict is retried. */
 async function call<T>(
@@ -232,8 +156,7 @@ async function call<T>(
         await waitForPause(ctx, signal);
         started = performance.now();
         const res = await send(ctx, endpoint, searchParams, signal);
-        const { value, texts } = answer(ctx, endpoint, res, reader.records);
-        const verdict = reader.parse(value, texts);
+        const verdict = reader(answer(ctx, endpoint, res), res.body.length);
         if (!verdict.ok) {
           throw new ApiError(ctx.scrub(`${endpoint}: ${verdict.problem}`), {
             status: res.statusCode,
@@ -247,7 +170,7 @@ async function call<T>(
       {
         policy: ctx.policy,
         signal,
-        onFailure: (f) => report(ctx, endpoint, searchParams, f, performance.now() - started),
+        onFailure: (f) => reportFailure(ctx, endpoint, searchParams, f, performance.now() - started),
       },
     );
     return { ...value, attempts };
@@ -257,14 +180,8 @@ async function call<T>(
   }
 }
 
-/**
- * Builds the partner API client. It retries network errors, timeouts, 408, 429, 5xx and unusable
- * 200 bodies with backoff; 401 and other 4xx, and bodies over `maxBodyBytes`, fail at once.
- * Constructs no connection until called.
- * @throws ConfigError when `baseUrl` is not an http(s) URL
- */
-export function createApiClient(options: ApiClientOptions): PartnerApi {
-  const base = options.baseUrl.replace(/\/+$/, "");
+/** The base URL, if it is one the token may be sent to; throws ConfigError otherwise. */
+function checkBaseUrl(base: string): string {
   if (!URL.canParse(base) || !/^https?:$/.test(new URL(base).protocol)) {
     throw new ConfigError(`API base URL is not an http(s) URL: ${maskUserinfo(base)}`, {
       hint: "set BOOKING_API_BASE_URL to an http(s) URL ending in /api/v2, e.g. https://host/api/v2",
@@ -277,6 +194,15 @@ export function createApiClient(options: ApiClientOptions): PartnerApi {
       hint: "remove user:password@ from BOOKING_API_BASE_URL; the token goes in BOOKING_API_TOKEN",
     });
   }
+  return base;
+}
+
+/**
+ * Builds the partner API client: retries network errors, timeouts, 408, 429, 5xx and unusable 200
+ * bodies with backoff; other 4xx and oversized bodies fail at once. Throws ConfigError for a bad `baseUrl`.
+ */
+export function createApiClient(options: ApiClientOptions): PartnerApi {
+  const base = checkBaseUrl(options.baseUrl.replace(/\/+$/, ""));
   const policy: RetryPolicy = {
     maxRetries: options.maxRetries ?? 5,
     minBackoffMs: options.minBackoffMs ?? 500,
@@ -309,10 +235,7 @@ export function createApiClient(options: ApiClientOptions): PartnerApi {
         cursor: query.cursor,
         bookingType: query.bookingType,
       });
-      return call(ctx, "fetch-recent-bookings", searchParams, signal, {
-        records: FEED_RECORDS,
-        parse: parseFeed,
-      });
+      return call(ctx, "fetch-recent-bookings", searchParams, signal, parseFeed);
     },
 
     listBookings(query: ListQuery, signal?: AbortSignal): Promise<ListPage> {
@@ -321,7 +244,7 @@ export function createApiClient(options: ApiClientOptions): PartnerApi {
         pageSize: clampInt(query.pageSize, 1, 100, 10),
         sourcePlatform: query.sourcePlatform,
       });
-      return call(ctx, "list-bookings", searchParams, signal, { records: LIST_RECORDS, parse: parseList });
+      return call(ctx, "list-bookings", searchParams, signal, parseList);
     },
   };
 }

@@ -1,8 +1,6 @@
 /**
- * The redirect policy: follow a redirect only within the configured origin (scheme, host and
- * port), so the token is never sent anywhere else and no data comes from another host. got's own
- * guard is not enough: it drops the Authorization header for another host or port, but still
- * follows the redirect, and it ignores the scheme (https → http on the same host keeps the token).
+ * Redirects are followed only within the configured origin. got's own guard drops the token for
+ * another host, but still follows, and ignores the scheme (https → http keeps the token).
  */
 import type { PlainResponse } from "got";
 
@@ -20,10 +18,7 @@ export function sameOriginOnly(origin: string): (res: PlainResponse) => boolean 
   return (res) => redirectTarget(res)?.origin === origin;
 }
 
-/**
- * The message for a redirect that was not followed: where it pointed (origin and path, never its
- * query or credentials) and what to do. Undefined when `res` is not a redirect.
- */
+/** The message for a redirect not followed (origin and path only); undefined when not a redirect. */
 export function refusedRedirect(
   res: Pick<PlainResponse, "statusCode" | "headers" | "url">,
   origin: string,

@@ -1,7 +1,6 @@
 /**
- * The retry policy of the API client: exponential backoff with full jitter, `Retry-After` honoured
- * up to a cap, and an abortable wait. p-retry runs the loop; we compute every delay ourselves
- * (p-retry's own delay is zero) because p-retry knows nothing of `Retry-After`.
+ * The API client's retry policy: full-jitter backoff and a capped `Retry-After`. p-retry runs the
+ * loop with no delay of its own, because it knows nothing of `Retry-After`.
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import pRetry from "p-retry";
@@ -31,20 +30,13 @@ export interface FailedAttempt {
   waitMs: number;
 }
 
-/**
- * Full-jitter backoff before retry number `retry` (1-based): uniform in
- * [0, min(maxBackoffMs, minBackoffMs * 2^(retry-1))], in ms.
- */
+/** Backoff before retry `retry` (1-based), ms: uniform in [0, min(max, min · 2^(retry-1))]. */
 export function backoffMs(retry: number, policy: RetryPolicy): number {
   const ceiling = Math.min(policy.maxBackoffMs, policy.minBackoffMs * 2 ** Math.max(0, retry - 1));
   return Math.round(policy.random() * ceiling);
 }
 
-/**
- * Parses a `Retry-After` header: delta seconds or an HTTP date. Returns the wait in ms (never
- * negative), or undefined when the header is absent or unreadable.
- * @param nowMs the current time in ms since the epoch, to turn a date into a wait
- */
+/** A `Retry-After` header (seconds, or an HTTP date against `nowMs`) as a wait in ms, or undefined. */
 export function parseRetryAfter(value: string | undefined, nowMs: number): number | undefined {
   const text = value?.trim();
   if (!text) return undefined;
@@ -78,10 +70,8 @@ function withAttempts(error: ApiError, attempts: number): ApiError {
 }
 
 /**
- * Runs `run` until it succeeds, throws something other than a retryable ApiError, or the retries
- * are spent. The wait between attempts is cut short by `signal` (the rejection is then whatever
- * the abort produced; the caller maps it). A final ApiError carries `attempts`.
- * @returns the value and the number of attempts it took
+ * Runs `run` until it succeeds, throws anything but a retryable ApiError, or the retries are spent;
+ * `signal` cuts a wait short. Returns the value and its attempts; a final ApiError carries them too.
  */
 export async function withRetry<T>(
   run: (attempt: number) => Promise<T>,

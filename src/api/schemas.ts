@@ -1,22 +1,14 @@
 /**
- * Runtime shapes of the partner API (contract sections 2.1, 2.2, 2.6, 2.7).
- *
- * Unknown extra fields are never rejected. Records validate with plain (stripping) objects: the
- * validated copy keeps only the fields the mirror reads, while the record's text as received, which
- * is what gets stored, keeps everything; copying the unknown fields too made validation about half
- * as fast again. Envelopes stay loose. Identity and time fields are strict, since the walk and the
- * mirror's keys depend on them; every other field the mirror reads is type-checked when present.
+ * Runtime shapes of the partner API (contract 2.1, 2.2, 2.6, 2.7). Unknown fields are never rejected;
+ * identity and time fields are strict, since the walk and the keys depend on them.
  */
 import { z } from "zod";
-import { readSourceTime } from "./times.js";
 
 /**
- * The time that steers the walk: ISO 8601 with an explicit zone and a real calendar time
- * (times.ts). Other times are only stored, so a bad one costs its typed column, not the record.
+ * The time that steers the walk: a string here, read strictly once by `checkRecord` (times.ts).
+ * Other times are only stored, so a bad one costs its column.
  */
-export const strictTime = z
-  .string()
-  .refine((s) => readSourceTime(s) !== null, "not an ISO 8601 time with a zone, or not a real calendar time");
+const createdAt = z.string();
 
 const str = z.string();
 const optStr = z.string().nullish();
@@ -44,15 +36,12 @@ export const summaryBookingSchema = z.object({
   bookingState: z.number().int(),
   orderState: z.number().int(),
   bookingDate: optStr,
-  createdAt: strictTime,
+  createdAt,
 });
 export type SummaryBooking = z.infer<typeof summaryBookingSchema>;
 
-// The full view's schema lists only what the mirror reads into its columns and child tables
-// (store/rows.ts): the rest of the record reaches the mirror unread, inside `detail_json`, so
-// checking it would reject bookings over fields nothing uses, and costs about a third of the
-// validation per record (items' own timestamps, addresses' street lines...). A field the mirror
-// starts to read is added here with it.
+// Only what the mirror reads into columns (store/rows.ts): checking the rest, stored unread in
+// `detail_json`, would reject bookings over fields nothing uses.
 const amount = z.object({ amount: optNum });
 const item = z.object({
   quantity: optNum,
@@ -112,7 +101,7 @@ export const fullBookingSchema = z.object({
   serviceType: optStr,
   carrier: optStr,
   bookingDate: optStr,
-  createdAt: strictTime,
+  createdAt,
   updatedAt: optStr,
   type: optStr,
   extraCharges: z.object({ fuelSurcharge: amount.nullish(), packagingFee: amount.nullish() }).nullish(),

@@ -1,13 +1,7 @@
 /**
- * Reading a time the source sent, strictly: ISO 8601 with an explicit zone, a real calendar date
- * and clock time, converted to UTC by arithmetic (never by `Date.parse`, which rolls 30 February
- * over to 2 March and reads a zone-less time in the worker's own `TZ`).
- *
- * Two forms come out. `instant` keeps the full precision (nanoseconds, nine digits, UTC), so text
- * order is time order and a walk steered by it never rounds a booking away. `createdAt` is the
- * stored form, `toISOString()`'s: milliseconds, truncated.
+ * Reads a source time strictly (ISO 8601 with a zone, a real date), by arithmetic rather than
+ * `Date.parse`, which rolls 30 February over and reads a zone-less time in the worker's `TZ`.
  */
-
 export interface SourceTime {
   /** UTC with nine fraction digits, e.g. `2026-11-20T09:00:00.123456000Z`. */
   instant: string;

@@ -1,9 +1,9 @@
 /** `booking-sync backfill`: every booking, in full, through list-bookings; resumable. */
 import type { Command } from "commander";
 import { ConfigError } from "../errors.js";
-import { runBackfill } from "../sync/backfill.js";
+import { runBackfill } from "../sync/backfill/backfill.js";
+import { withApiOptions } from "./options.js";
 import { backfillSummary } from "./output.js";
-import { withApiOptions } from "./program.js";
 import { progressView } from "./progress.js";
 import { runAsWriter } from "./writer-command.js";
 

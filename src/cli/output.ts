@@ -1,8 +1,8 @@
 /** What a command prints for people: one summary line, and errors that say what to do next. */
 import { ApiError, ConfigError, findCause } from "../errors.js";
-import type { BackfillReport } from "../sync/backfill.js";
-import type { DetailsReport } from "../sync/details.js";
-import type { ReconcileReport } from "../sync/reconcile.js";
+import type { BackfillReport } from "../sync/backfill/backfill.js";
+import type { DetailsReport } from "../sync/list/details.js";
+import type { ReconcileReport } from "../sync/list/reconcile.js";
 import type { SyncReport } from "../sync/run-sync.js";
 import { SIGNAL_EXIT_CODES, type StopSignal } from "./signals.js";
 
@@ -70,10 +70,7 @@ export function seconds(ms: number): string {
   return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)}s`;
 }
 
-/**
- * Whether running the command again can get past `err`: not after a refusal the API will repeat
- * (a rejected token, a wrong URL, an oversized body), which must be fixed first.
- */
+/** Whether running again can get past `err`: not after a refusal the API will repeat. */
 function rerunMayFix(err: unknown): boolean {
   const api = findCause(err, ApiError);
   return api === undefined || api.retryable;
@@ -103,10 +100,7 @@ export interface Outcome {
   error?: Error | undefined;
 }
 
-/**
- * The exit code of a finished run, after the line that says why it did not succeed: 130/143 and
- * `stopped; <resume>` when a signal stopped it, else the error (and what to check) and 1.
- */
+/** The exit code of a finished run, after the line that says why it did not succeed. */
 export function exitFor(
   r: Outcome,
   stop: { by: StopSignal | undefined; reason: unknown; resume: string },

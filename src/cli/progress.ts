@@ -1,7 +1,4 @@
-/**
- * Progress of a long command: a bar on a terminal (cli-progress, on stderr), and a JSON log line
- * every few seconds otherwise, so a container's log shows the job moving.
- */
+/** Progress of a long command: a bar on a terminal, else a log line every few seconds (containers). */
 import cliProgress from "cli-progress";
 import { terminalLog } from "../logger.js";
 import type { Logger } from "../sync/ports.js";
@@ -45,8 +42,7 @@ export function progressView(options: ProgressViewOptions): ProgressView {
 }
 
 /**
- * A bar on the last line of the terminal. It is cleared when it stops (the summary line follows),
- * and steps aside for every log line: cleared, the line written, then drawn again below it, since
+ * A bar on the terminal's last line, cleared when it stops. It steps aside for every log line, since
  * a line written under a live bar is overwritten when the bar restores its cursor.
  */
 function barView(label: string): ProgressView {

@@ -1,9 +1,9 @@
 /** `booking-sync reconcile`: re-read a window of list-bookings for changes and missing bookings. */
 import type { Command } from "commander";
 import { ConfigError } from "../errors.js";
-import { runReconcile } from "../sync/reconcile.js";
+import { runReconcile } from "../sync/list/reconcile.js";
+import { withApiOptions } from "./options.js";
 import { reconcileSummary } from "./output.js";
-import { withApiOptions } from "./program.js";
 import { progressView } from "./progress.js";
 import { runAsWriter } from "./writer-command.js";
 
@@ -24,10 +24,7 @@ export function registerReconcile(program: Command): void {
     });
 }
 
-/**
- * The window's start as ISO 8601: `7d`, `24h`, `90m`, `30s` count back from `now`; anything else
- * must be an ISO 8601 time. Throws ConfigError naming the bad value.
- */
+/** The window's start as ISO 8601: `7d`, `24h`, `90m`, `30s` back from `now`, or an ISO 8601 time. */
 export function parseSince(text: string, now: Date): string {
   const s = text.trim();
   const duration = /^(\d+)\s*([smhd])$/.exec(s);

@@ -1,7 +1,4 @@
-/**
- * `booking-sync rewrite-personal-data`: applies SYNC_PERSONAL_DATA (hash or drop) to everything the
- * mirror already holds, for a mirror that was kept before the setting changed. No API is read.
- */
+/** `booking-sync rewrite-personal-data`: applies SYNC_PERSONAL_DATA to what the mirror already holds. */
 import type { Command } from "commander";
 import { systemClock } from "../app.js";
 import { loadConfig } from "../config/config.js";

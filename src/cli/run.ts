@@ -2,8 +2,8 @@
 import type { Command } from "commander";
 import { loadConfig } from "../config/config.js";
 import { startDaemon } from "../daemon/run.js";
+import { withApiOptions } from "./options.js";
 import { EXIT, reportError } from "./output.js";
-import { withApiOptions } from "./program.js";
 
 export function registerRun(program: Command): void {
   withApiOptions(program.command("run"))
@@ -28,10 +28,7 @@ export function registerRun(program: Command): void {
     });
 }
 
-/**
- * Runs the daemon until it stops. A signal's graceful stop exits the process itself (0, or 1 past
- * the deadline); this returns only when the daemon stopped by itself (1) or could not start (1 or 2).
- */
+/** Runs the daemon; returns only when it stopped by itself or could not start (a signal exits itself). */
 async function runAction(flags: Record<string, unknown>): Promise<number> {
   try {
     const config = loadConfig({ flags, env: process.env });

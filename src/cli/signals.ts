@@ -1,8 +1,4 @@
-/**
- * The first SIGINT/SIGTERM asks the work to stop (in-flight requests abort, what was read is
- * committed); a second one exits at once. Nothing is lost either way: progress commits with data.
- */
-
+/** The first SIGINT/SIGTERM stops the work (what was read is committed); a second exits at once. */
 /** Exit code of a command stopped by a signal: 128 + the signal's number, as shells report it. */
 export const SIGNAL_EXIT_CODES = { SIGINT: 130, SIGTERM: 143 } as const;
 

@@ -1,6 +1,6 @@
 /** `booking-sync simulate`: serve the bundled partner-API simulator until interrupted. */
 import type { Command } from "commander";
-import { choice, int } from "../config/settings.js";
+import { choice, int } from "../config/values.js";
 import { ConfigError } from "../errors.js";
 import { startSimulator } from "../simulator/index.js";
 import { EXIT, reportError } from "./output.js";
@@ -21,15 +21,13 @@ export function registerSimulate(program: Command): void {
     });
 }
 
-/** A flag's whole number, by the rule every setting follows (config/settings.ts). */
+/** A flag's whole number, by the rule every setting follows (config/values.ts). */
 function whole(name: string, value: string, min: number, max: number): number {
   const n = int(min, max).safeParse(value);
   if (!n.success) {
     throw new ConfigError(
       `--${name} = ${JSON.stringify(value)} is not valid: expected a whole number from ${min} to ${max}`,
-      {
-        hint: `booking-sync simulate --${name} ${min}`,
-      },
+      { hint: `booking-sync simulate --${name} ${min}` },
     );
   }
   return n.data;
@@ -41,9 +39,7 @@ async function simulateAction(o: Record<string, string>): Promise<number> {
     if (!cursor.success) {
       throw new ConfigError(
         `--cursor = ${JSON.stringify(o.cursor)} is not valid: expected exclusive or inclusive`,
-        {
-          hint: "booking-sync simulate --cursor inclusive",
-        },
+        { hint: "booking-sync simulate --cursor inclusive" },
       );
     }
     const sim = await startSimulator({

@@ -1,8 +1,8 @@
 /** `booking-sync sync`: one incremental sync, then exit. */
 import type { Command } from "commander";
 import { runSync } from "../sync/run-sync.js";
+import { withApiOptions } from "./options.js";
 import { syncSummary } from "./output.js";
-import { withApiOptions } from "./program.js";
 import { runAsWriter } from "./writer-command.js";
 
 export function registerSync(program: Command): void {

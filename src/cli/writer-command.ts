@@ -1,7 +1,4 @@
-/**
- * What every command that writes the mirror does around its work: config, the app, the writer
- * lease (one writer per database), signals, and errors turned into exit codes.
- */
+/** Around every command that writes the mirror: config, app, writer lease, signals and exit codes. */
 import { type App, openApp } from "../app.js";
 import { type Config, loadConfig } from "../config/config.js";
 import { takeWriterLease } from "../store/writer-lease.js";
@@ -13,18 +10,11 @@ export interface WriterContext {
   config: Config;
   /** Aborted by the first SIGINT/SIGTERM, or when the writer lease is lost. */
   signal: AbortSignal;
-  /**
-   * The exit code of the run's outcome, after printing why it did not succeed: a signal gives
-   * 130/143 and `stopped; <resume>` (e.g. "`booking-sync backfill` resumes where it left off").
-   */
+  /** The exit code of the run's outcome, after printing why it did not succeed (`resume` after a signal). */
   exit(outcome: Outcome, resume: string): number;
 }
 
-/**
- * Runs `work` as the database's single writer and returns its exit code; a usage or config error
- * gives 2, any other failure 1, a signal 130 (SIGINT) or 143 (SIGTERM). `check` validates flags
- * before anything is opened.
- */
+/** Runs `work` as the single writer; returns its exit code. `check` validates flags before anything opens. */
 export async function runAsWriter(
   flags: Record<string, unknown>,
   work: (ctx: WriterContext) => Promise<number>,

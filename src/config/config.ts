@@ -1,7 +1,4 @@
-/**
- * Config is one pure function of flags and environment: flags over environment over defaults,
- * each value validated, and an error that names the variable, the bad value and what is accepted.
- */
+/** Config is one pure function of flags and environment: flags over environment over defaults. */
 import { readFileSync } from "node:fs";
 import { ConfigError } from "../errors.js";
 import type { BookingType } from "../sync/ports.js";
@@ -37,10 +34,7 @@ export interface Config {
   detailsMaxPages: number;
   /** Pages a backfill fetches at once; default 4. */
   concurrency: number;
-  /**
-   * What the mirror stores of senders' and receivers' personal fields (store/personal-data.ts):
-   * "keep" (default) as received, "hash" a stable hash of each value, "drop" nothing.
-   */
+  /** Personal fields of senders and receivers: "keep" (default), "hash" or "drop" (store/personal-data.ts). */
   personalData: PersonalDataMode;
   /** Key of the hashes (HMAC-SHA256), from SYNC_PERSONAL_DATA_KEY or its _FILE; plain SHA-256 when undefined. */
   personalDataKey: string | undefined;
@@ -55,10 +49,7 @@ export interface Config {
   httpHost: string;
   /** /readyz turns unready when the last success is older, seconds; undefined = 3 schedule periods. */
   readyMaxAgeSeconds: number | undefined;
-  /**
-   * Shared secret for POST /sync, from TRIGGER_TOKEN or the file TRIGGER_TOKEN_FILE names; when
-   * undefined the trigger is open on a loopback bind and refused on any other.
-   */
+  /** Secret POST /sync requires (TRIGGER_TOKEN or _FILE); when undefined, open on loopback only. */
   triggerToken: string | undefined;
 }
 
@@ -111,7 +102,7 @@ function resolve(setting: Setting, flags: Record<string, unknown>, env: Record<s
   const raw = fromFlag !== undefined ? fromFlag : fromEnv;
   // An empty variable means unset, as in most shells' `VAR= cmd` idiom.
   if (raw === undefined || raw === "") return setting.default;
-  // Numbers, booleans and choices are read exactly as written (settings.ts); free text is trimmed.
+  // Numbers, booleans and choices are read exactly as written (values.ts); free text is trimmed.
   const parsed = setting.schema.safeParse(
     typeof raw === "string" && !readsExactly(setting) ? raw.trim() : raw,
   );
@@ -146,11 +137,7 @@ const PERSONAL_DATA_KEY: TokenSource = {
 
 export type PersonalDataMode = (typeof PERSONAL_DATA_MODES)[number];
 
-/**
- * The key only makes hashes. Set with `keep`, hashing was meant and is not happening, so it is
- * refused rather than ignored (with `drop` it has nothing to hash). A key read from its file is
- * held to the variable's rule.
- */
+/** A key with `keep` means hashing was meant and is not happening: refused, not ignored. */
 function checkPersonalData(
   mode: unknown,
   key: unknown,
@@ -197,10 +184,7 @@ function resolveToken(names: TokenSource, token: unknown, file: unknown, readFil
   return fromFile;
 }
 
-/**
- * Refuses, before any connection, a base URL the token must not be sent to: credentials in it
- * (got would send them as Basic auth in place of the token) or plain http beyond loopback.
- */
+/** Refuses a base URL the token must not be sent to (credentials in it, or http beyond loopback). */
 function checkApiUrl(
   url: string | undefined,
   allowInsecure: boolean,

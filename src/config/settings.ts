@@ -1,68 +1,15 @@
-/**
- * Every setting booking-sync reads, in one table: its environment variable, its flag, its default
- * and what it accepts. `loadConfig` validates from it and `--help` prints it, so they never disagree.
- */
-import cron from "node-cron";
+/** Every setting in one table: `loadConfig` validates from it and `--help` prints it, so they agree. */
 import { z } from "zod";
+import { bool, choice, cronExpr, exact, httpUrl, int, isExact } from "./values.js";
 
 const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "silent"] as const;
 /** What the mirror stores of senders' and receivers' personal fields (store/personal-data.ts). */
 export const PERSONAL_DATA_MODES = ["keep", "hash", "drop"] as const;
 
-/*
- * One rule for every typed setting, environment and flag alike (README, "Configuration"):
- * - a whole number is digits only, with "-" for a negative: `5e1`, `1.0`, `0x10`, `+5` are refused;
- * - a boolean is true/false, yes/no or 1/0, in any letter case;
- * - a choice (IN/LC, a log level, ...) is one of its words in any letter case, stored in the case
- *   listed;
- * - none of them may have spaces around it. Free text (URLs, paths, hosts, cron) is trimmed.
- */
-const exactSchemas = new WeakSet<z.ZodType>();
-/** Marks a schema of the rule above (the outermost one): `loadConfig` hands it the value untrimmed. */
-export function exact<T extends z.ZodType>(schema: T): T {
-  exactSchemas.add(schema);
-  return schema;
-}
 /** Whether the setting's value is read exactly as written (no trimming). */
 export function readsExactly(setting: Setting): boolean {
-  return exactSchemas.has(setting.schema);
+  return isExact(setting.schema);
 }
-
-const digits = z
-  .string()
-  .regex(/^-?\d+$/)
-  .transform(Number);
-/** A whole number from `min` to `max`, written in digits (a number given as such passes too). */
-export const int = (min: number, max: number) =>
-  exact(z.union([z.number(), digits]).pipe(z.number().int().min(min).max(max)));
-const BOOLEAN_WORDS = { true: true, yes: true, "1": true, false: false, no: false, "0": false } as const;
-/** true/false, yes/no, 1/0 in any letter case (or a flag's own boolean). */
-export const bool = exact(
-  z.union([
-    z.boolean(),
-    z
-      .string()
-      .transform((s) => s.toLowerCase())
-      .pipe(z.enum(Object.keys(BOOLEAN_WORDS) as [keyof typeof BOOLEAN_WORDS]))
-      .transform((w) => BOOLEAN_WORDS[w]),
-  ]),
-);
-/** One of `words` in any letter case, returned as listed (all of one case: upper or lower). */
-export const choice = <const T extends readonly [string, ...string[]]>(words: T) => {
-  const upper = words.every((w) => w === w.toUpperCase());
-  return exact(
-    z
-      .string()
-      .transform((s) => (upper ? s.toUpperCase() : s.toLowerCase()))
-      .pipe(z.enum(words)),
-  );
-};
-const httpUrl = z
-  .string()
-  .url()
-  .refine((s) => /^https?:\/\//.test(s))
-  .transform((s) => s.replace(/\/+$/, ""));
-const cronExpr = z.string().refine((s) => cron.validate(s));
 
 export interface Setting {
   /** Key in the Config object. */

@@ -1,8 +1,4 @@
-/**
- * The transport rules of DESIGN-NOTES invariant 7, as pure functions: which API URLs booking-sync
- * talks to (https, or plain http only to loopback or when allowed; never with credentials in the
- * URL), and which hosts count as loopback, for those URLs and for the daemon's trigger rule.
- */
+/** The transport rules of DESIGN-NOTES invariant 7: which API URLs and hosts are acceptable, and loopback. */
 import { BlockList, isIP } from "node:net";
 
 const LOOPBACK = new BlockList();
@@ -12,10 +8,7 @@ LOOPBACK.addAddress("::1", "ipv6");
 /** What loopback means here, for messages and `--help`. */
 export const LOOPBACK_HOSTS = "localhost, 127.0.0.0/8 or ::1";
 
-/**
- * True for `localhost`, an address in 127.0.0.0/8, and `::1` (in brackets or not; IPv4-mapped
- * forms such as ::ffff:127.0.0.1 included). Any other name is not loopback, whatever it resolves to.
- */
+/** True for `localhost`, 127.0.0.0/8 and `::1` (bracketed or IPv4-mapped too); no name is resolved. */
 export function isLoopbackHost(host: string): boolean {
   const h = host.toLowerCase().replace(/^\[(.*)\]$/, "$1");
   if (h === "localhost") return true;
@@ -23,10 +16,7 @@ export function isLoopbackHost(host: string): boolean {
   return family !== 0 && LOOPBACK.check(h, family === 4 ? "ipv4" : "ipv6");
 }
 
-/**
- * `raw` with any `user:password@` replaced by `***@`, so a message can quote a URL. The URL parser
- * also reads `https:user:pass@host` as credentials, so the slashes are optional here too.
- */
+/** `raw` with any `user:password@` replaced by `***@` (slashes optional, as the URL parser reads them). */
 export function maskUserinfo(raw: string): string {
   const masked = raw.replace(/^(\s*[a-z][a-z0-9+.-]*:[/\\]*)[^/?#\\]*@/i, "$1***@");
   const url = URL.canParse(masked.trim()) ? new URL(masked.trim()) : undefined;
@@ -43,10 +33,7 @@ export interface UrlProblem {
   hint: string;
 }
 
-/**
- * Why booking-sync refuses to send its token to `url` (an http(s) URL), or undefined when it may.
- * `allowInsecure` is BOOKING_API_ALLOW_INSECURE: plain http to a host that is not loopback.
- */
+/** Why the token must not be sent to `url`, or undefined; `allowInsecure` is BOOKING_API_ALLOW_INSECURE. */
 export function apiUrlProblem(url: string, allowInsecure: boolean): UrlProblem | undefined {
   const u = new URL(url);
   const fixed = new URL(url);

@@ -1,12 +1,8 @@
-/**
- * Errors as one line for logs and the /readyz body: the message and its causes, never a stack
- * (stacks are for debug level only).
- */
 import { coerceError } from "../errors.js";
 
 /**
- * The error's message followed by each cause's message that it does not already contain,
- * e.g. "sync stream all: fetch page 3: HTTP 503". Walks at most 10 causes.
+ * An error as one line for logs and /readyz, never a stack: its message and each cause's it does not
+ * already contain, e.g. "sync stream all: fetch page 3: HTTP 503". At most 10 causes.
  */
 export function errorText(err: unknown): string {
   const parts: string[] = [];

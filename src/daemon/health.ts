@@ -1,7 +1,4 @@
-/**
- * Readiness of the daemon: ready while the last successful sync is recent enough. Kept apart from
- * the HTTP server so the run loop records outcomes and /readyz only reads them.
- */
+/** Readiness of the daemon: ready while the last successful sync is recent enough. */
 import { errorText } from "./error-text.js";
 
 export interface HealthOptions {

@@ -1,7 +1,4 @@
-/**
- * The daemon's HTTP endpoint: liveness, readiness, Prometheus metrics and an on-demand sync.
- * Plain node:http: four routes do not justify a framework, and nothing here parses a body.
- */
+/** The daemon's HTTP endpoint (health, metrics, on-demand sync): plain node:http for four routes. */
 import { createHash, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -24,10 +21,7 @@ export interface HttpServerOptions {
   registry: Pick<Registry, "metrics" | "contentType">;
   /** Asks for a run now (the scheduler's `trigger`). */
   trigger: () => TriggerResult;
-  /**
-   * When set, POST /sync requires `Authorization: Bearer <token>`. When undefined it is open on a
-   * loopback `host` and refused (403) on any other (`triggerGuard`).
-   */
+  /** When set, POST /sync requires it as a bearer token; else see `triggerGuard`. */
   triggerToken?: string | undefined;
   /** Time for readiness; default the system clock. */
   clock?: Clock;
@@ -48,10 +42,7 @@ type Handler = (req: IncomingMessage, res: ServerResponse) => void | Promise<voi
 /** How POST /sync is guarded: by the trigger token, not at all, or refused. */
 export type TriggerGuard = "token" | "open" | "refused";
 
-/**
- * The trigger rule: a token when one is set; without one, open only when bound to loopback, where
- * no other machine can reach it, and refused otherwise (the health endpoints keep working).
- */
+/** The trigger rule: a token when set; without one, open only on loopback, else refused. */
 export function triggerGuard(host: string, token: string | undefined): TriggerGuard {
   if (token !== undefined) return "token";
   return isLoopbackHost(host) ? "open" : "refused";
@@ -173,10 +164,7 @@ function sendJson(
   res.end(JSON.stringify(body));
 }
 
-/**
- * Compares the presented bearer token in constant time. Both sides are hashed first so the
- * comparison neither fails fast on a length mismatch nor leaks the token's length.
- */
+/** Compares the bearer token in constant time; hashing first hides the token's length. */
 function bearerMatches(header: string | undefined, token: string): boolean {
   const match = /^Bearer +(.+)$/i.exec(header ?? "");
   const given = createHash("sha256")

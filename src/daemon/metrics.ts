@@ -1,8 +1,4 @@
-/**
- * The daemon's Prometheus metrics, on a registry of their own (never prom-client's global one, so
- * tests and several daemons in one process do not share counters). Counters move from run reports
- * and from the API client's per-request hook; checkpoint lag is computed at scrape time.
- */
+/** The daemon's Prometheus metrics, on a registry of their own so daemons in one process share none. */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import type { Clock, RunKind } from "../sync/ports.js";
 
@@ -44,10 +40,7 @@ export interface RequestEvent {
 export interface MetricsOptions {
   /** Time for checkpoint lag; default the system clock. */
   clock?: Clock;
-  /**
-   * Reads the stored checkpoints at scrape time (stream → ISO time, or null before the first), so
-   * the lag is right from start-up; default: the checkpoints of the recorded runs.
-   */
+  /** Reads the stored checkpoints (stream → ISO or null) at scrape time; default those of recorded runs. */
   readCheckpoints?: () => Record<string, string | null>;
   /** Collect process and Node.js metrics (CPU, memory, event loop); default true. */
   processMetrics?: boolean;
@@ -119,42 +112,29 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
 function defineMetrics(registry: Registry, lags: () => Record<string, number>) {
   const registers = [registry];
   const name = (suffix: string) => `${METRIC_PREFIX}${suffix}`;
+  const counter = <L extends string = never>(suffix: string, help: string, labelNames: readonly L[] = []) =>
+    new Counter({ name: name(suffix), help, labelNames, registers });
+  const gauge = (suffix: string, help: string) => new Gauge({ name: name(suffix), help, registers });
   return {
-    runs: new Counter({
-      name: name("runs_total"),
-      help: "Finished runs by kind and status (success, failed, aborted).",
-      labelNames: ["kind", "status"] as const,
-      registers,
-    }),
-    bookings: new Counter({
-      name: name("bookings_total"),
-      help: "Bookings written by runs: change=new (inserted), updated, or unchanged (seen again as stored).",
-      labelNames: ["change"] as const,
-      registers,
-    }),
-    rejects: new Counter({
-      name: name("rejected_total"),
-      help: "Malformed records quarantined instead of stored.",
-      registers,
-    }),
-    pages: new Counter({
-      name: name("pages_total"),
-      help: "API pages read by runs, by kind.",
-      labelNames: ["kind"] as const,
-      registers,
-    }),
-    requests: new Counter({
-      name: name("requests_total"),
-      help: "HTTP attempts to the partner API by endpoint, outcome (ok, retry, error) and status (none without a response).",
-      labelNames: ["endpoint", "outcome", "status"] as const,
-      registers,
-    }),
-    retries: new Counter({
-      name: name("retries_total"),
-      help: "Failed attempts to the partner API that were retried, by endpoint.",
-      labelNames: ["endpoint"] as const,
-      registers,
-    }),
+    runs: counter("runs_total", "Finished runs by kind and status (success, failed, aborted).", [
+      "kind",
+      "status",
+    ]),
+    bookings: counter(
+      "bookings_total",
+      "Bookings written by runs: change=new (inserted), updated, or unchanged (seen again as stored).",
+      ["change"],
+    ),
+    rejects: counter("rejected_total", "Malformed records quarantined instead of stored."),
+    pages: counter("pages_total", "API pages read by runs, by kind.", ["kind"]),
+    requests: counter(
+      "requests_total",
+      "HTTP attempts to the partner API by endpoint, outcome (ok, retry, error) and status (none without a response).",
+      ["endpoint", "outcome", "status"],
+    ),
+    retries: counter("retries_total", "Failed attempts to the partner API that were retried, by endpoint.", [
+      "endpoint",
+    ]),
     requestSeconds: new Histogram({
       name: name("request_duration_seconds"),
       help: "Duration of one HTTP attempt to the partner API, by endpoint.",
@@ -175,11 +155,10 @@ function defineMetrics(registry: Registry, lags: () => Record<string, number>) {
       labelNames: ["kind"] as const,
       registers,
     }),
-    skippedTicks: new Counter({
-      name: name("skipped_ticks_total"),
-      help: "Schedule ticks skipped because the previous run was still in progress.",
-      registers,
-    }),
+    skippedTicks: counter(
+      "skipped_ticks_total",
+      "Schedule ticks skipped because the previous run was still in progress.",
+    ),
     checkpointLag: new Gauge({
       name: name("checkpoint_lag_seconds"),
       help: "Seconds between now and each stream's checkpoint (newest booking known to be fully mirrored); absent before the first.",
@@ -191,31 +170,20 @@ function defineMetrics(registry: Registry, lags: () => Record<string, number>) {
         for (const [stream, lag] of Object.entries(lags())) this.set({ stream }, lag);
       },
     }),
-    sourceTotal: new Gauge({
-      name: name("source_bookings"),
-      help: "Bookings the source reports in total (list-bookings pagination.total), at the last check.",
-      registers,
-    }),
-    localTotal: new Gauge({
-      name: name("local_bookings"),
-      help: "Bookings in the local mirror, at the last drift check.",
-      registers,
-    }),
-    drift: new Gauge({
-      name: name("drift_bookings"),
-      help: "Source total minus local count at the last check; positive means the mirror is missing bookings.",
-      registers,
-    }),
-    gapsFound: new Counter({
-      name: name("gaps_found_total"),
-      help: "Gaps the repair found by position in the mirror: bookings a pass had missed.",
-      registers,
-    }),
-    repaired: new Counter({
-      name: name("bookings_repaired_total"),
-      help: "Bookings the repair stored to fill those gaps.",
-      registers,
-    }),
+    sourceTotal: gauge(
+      "source_bookings",
+      "Bookings the source reports in total (list-bookings pagination.total), at the last check.",
+    ),
+    localTotal: gauge("local_bookings", "Bookings in the local mirror, at the last drift check."),
+    drift: gauge(
+      "drift_bookings",
+      "Source total minus local count at the last check; positive means the mirror is missing bookings.",
+    ),
+    gapsFound: counter(
+      "gaps_found_total",
+      "Gaps the repair found by position in the mirror: bookings a pass had missed.",
+    ),
+    repaired: counter("bookings_repaired_total", "Bookings the repair stored to fill those gaps."),
   };
 }
 

@@ -1,12 +1,11 @@
 /**
- * The `run` daemon's composition: config → app, metrics, readiness, runner (lease and runs),
- * scheduler, HTTP endpoint and signal handling, and the one stop sequence they share. Litestream
- * is the model: quiet while healthy, specific when not, safe to kill at any moment.
+ * The `run` daemon's composition and the one stop sequence its parts share: quiet while healthy,
+ * specific when not, safe to kill at any moment.
  */
 import type { pino } from "pino";
 import { type App, openApp } from "../app.js";
 import type { Config } from "../config/config.js";
-import { streamName } from "../sync/walk.js";
+import { streamName } from "../sync/feed/walk.js";
 import { errorText } from "./error-text.js";
 import { createHealth, type Health } from "./health.js";
 import { type HttpServerHandle, startHttpServer, triggerGuard, triggerRefusal } from "./http.js";
@@ -33,10 +32,7 @@ export interface Daemon {
   url: string | undefined;
   /** Stops gracefully, logging `why`; idempotent (every call returns the same promise). */
   stop(why: string): Promise<void>;
-  /**
-   * Settles once the daemon has stopped: resolves after `stop` (or a first signal, when `proc` is
-   * not the real process), rejects with the reason when it stopped by itself (a rejected token).
-   */
+  /** Settles once stopped: resolves after `stop` or a signal, rejects when it stopped by itself. */
   finished: Promise<void>;
 }
 
@@ -54,11 +50,7 @@ interface Parts {
   http: HttpServerHandle | undefined;
 }
 
-/**
- * Starts the daemon: opens the database, starts the HTTP endpoint (unless `httpPort` is 0), installs
- * the signal handlers and runs a first sync at once, then on `config.schedule`. Rejects with a
- * ConfigError for bad config, or an error naming the address when the port cannot be bound.
- */
+/** Starts the daemon, syncing at once and then on schedule; rejects on bad config or an unbindable port. */
 export async function startDaemon(config: Config, options: DaemonOptions = {}): Promise<Daemon> {
   const stream = streamName(config.bookingType);
   // The lag reads the stored checkpoint at scrape time, so it is right from the first scrape.
@@ -183,10 +175,7 @@ function logStart({ config, app, health, http }: Parts): void {
   );
 }
 
-/**
- * The stop sequence: refuse new runs and abort the one in flight (its batch commits or rolls
- * back), wait for it, stop serving, give up the lease, close the database.
- */
+/** The stop sequence: abort the run in flight, wait for it, stop serving, release, close. */
 async function stopAll(parts: Parts, why: string, fatal: Error | undefined): Promise<void> {
   const { app, runner, scheduler, http } = parts;
   if (fatal) app.logger.error({ why }, `stopping: ${why}`);

@@ -1,13 +1,11 @@
 /**
- * One scheduled run of the daemon, as the database's single writer: take (or keep) the writer
- * lease, run the same sync the `sync` command runs (or a reconcile), and record the outcome in
- * readiness and metrics. A failed run only marks the daemon unready; a token the API keeps
- * rejecting is the one failure that stops it, since no later tick can fix it.
+ * One scheduled run of the daemon under the writer lease, its outcome recorded in readiness and
+ * metrics. A token the API keeps rejecting is the one failure that stops it: no later tick can fix it.
  */
 import type { App } from "../app.js";
 import { ApiError, findCause } from "../errors.js";
 import { takeWriterLease, type WriterLease } from "../store/writer-lease.js";
-import { type ReconcileReport, runReconcile } from "../sync/reconcile.js";
+import { type ReconcileReport, runReconcile } from "../sync/list/reconcile.js";
 import { runSync, type SyncOptions, type SyncReport } from "../sync/run-sync.js";
 import { errorText } from "./error-text.js";
 import type { Health, HealthStatus } from "./health.js";
@@ -40,7 +38,7 @@ export type RunOutcome =
 export interface Runner {
   /** The scheduler's `runOnce`. Rejects only for a fault outside the sync (e.g. the database). */
   runOnce(reason: RunReason): Promise<RunOutcome>;
-  /** Aborts the run in flight (its batch commits or rolls back) and refuses further runs. */
+  /** Aborts the run in flight (the pages it saved commit with their progress) and refuses further runs. */
   abort(why: string): void;
   /** Gives up the writer lease, if held. */
   releaseLease(): void;

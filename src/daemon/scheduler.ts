@@ -1,8 +1,6 @@
 /**
- * The daemon's scheduler: one run at start-up, then one per cron tick, plus runs asked for over
- * HTTP. Never two runs at once. node-cron only produces ticks; the in-flight guard lives here
- * because it must cover every source of runs (start-up, ticks, triggers), which node-cron's
- * `noOverlap` cannot see. The tick callback returns at once, so node-cron never sees a busy task.
+ * The daemon's scheduler: a run at start-up, one per cron tick, and runs triggered over HTTP, never
+ * two at once. The in-flight guard lives here, not in node-cron, because it must cover every source.
  */
 import { EventEmitter } from "node:events";
 import { performance } from "node:perf_hooks";
@@ -239,10 +237,7 @@ export function cronTicker(logger: Logger): Ticker {
   };
 }
 
-/**
- * The longest gap between the expression's next `count` runs, in seconds: a schedule's period,
- * used to derive the default /readyz staleness (3 periods). Counts from now.
- */
+/** The longest gap between the expression's next `count` runs, in seconds: the schedule's period. */
 export function schedulePeriodSeconds(expression: string, count = 25): number {
   assertCron("schedule", expression);
   const task = createTask(expression, () => undefined);

@@ -1,8 +1,6 @@
 /**
- * Signal handling, the litestream way: the first SIGTERM/SIGINT shuts down gracefully (the caller
- * aborts requests, stops the scheduler, closes HTTP and the database) and exits 0; if that takes
- * longer than the deadline the process exits 1; a second signal exits at once. Nothing is lost
- * either way, because every page's rows and resume state commit together.
+ * Signal handling: the first SIGTERM/SIGINT shuts down gracefully (exit 0, or 1 past the deadline),
+ * a second exits at once. Nothing is lost either way: rows and resume state commit together.
  */
 import type { Logger } from "../sync/ports.js";
 import { errorText } from "./error-text.js";
@@ -52,8 +50,7 @@ export function installShutdown(options: ShutdownOptions): ShutdownHandle {
 
   const graceful = (signal: ShutdownSignal): void => {
     logger.info({ signal, timeoutMs }, "shutting down; a second signal exits at once");
-    // Left referenced on purpose: if the graceful stop hangs with nothing else pending, this timer
-    // is what makes the process exit 1 instead of drifting out with code 0.
+    // Left referenced on purpose: it makes a hung stop exit 1 instead of drifting out with code 0.
     const deadline = setTimeout(() => {
       logger.error({ signal, timeoutMs }, "shutdown did not finish before the deadline; exiting");
       exit(1);

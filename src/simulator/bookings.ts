@@ -1,7 +1,4 @@
-/**
- * Deterministic bookings: booking i of a data set is a pure function of (seed, i, version) and
- * its timestamps, so the simulator can serve a million bookings without holding them.
- */
+/** Deterministic bookings: a pure function of (seed, i, version) and times, so none is held in memory. */
 import {
   BRANCHES,
   CARRIERS,
@@ -13,13 +10,11 @@ import {
   PAYMENT_METHODS,
   PICKUP_WINDOWS,
   SHIPMENT_RATES,
+  type SimBookingType,
 } from "./catalog.js";
 import { ID_KIND, makePackages, makeParty, totalWeight } from "./parts.js";
 import { naira, price } from "./pricing.js";
 import { createRng, hash32, objectId, type Rng } from "./random.js";
-
-/** A booking's `type`: international or local. */
-export type SimBookingType = "IN" | "LC";
 
 /** Every `sourcePlatform` a generated booking can have. */
 export const SOURCE_PLATFORMS = ["web", "mobile", "api", "partner-portal"] as const;
@@ -136,12 +131,8 @@ function drawDetails(seed: number, i: number, rng: Rng, type: SimBookingType) {
 }
 
 /**
- * Booking i in the full view (contract 2.2). `version` 0 is the booking as created; each higher
- * version flips `paid`, moves `bookingState`/`orderState` and re-prices `totalAmount`.
- * @param seed data set seed
- * @param i booking index, 0 = oldest
- * @param version update count; default 0
- * @param times creation/update times; default: created `DEFAULT_EPOCH_MS` + i minutes, never updated
+ * Booking i (0 = oldest) in the full view (contract 2.2). Each `version` (update count) flips `paid`,
+ * moves the states and re-prices; `times` default to `DEFAULT_EPOCH_MS` + i minutes, never updated.
  */
 export function fullBooking(seed: number, i: number, version = 0, times?: BookingTimes) {
   const c = drawCore(seed, i, version, times);
@@ -149,7 +140,7 @@ export function fullBooking(seed: number, i: number, version = 0, times?: Bookin
   const { pricing, packages } = c;
   const sourcePlatform = sourcePlatformOf(seed, i);
   const id = objectId(seed, i, ID_KIND.booking, c.createdAtMs);
-  // One literal in contract order: spreading partial objects into a record this wide is ~1000x slower in V8.
+  // One literal in contract order: V8 builds a record this wide far slower from spread partial objects.
   return {
     _id: id,
     searchId: searchIdFrom(id),

@@ -1,8 +1,4 @@
-/**
- * Fixed vocabulary the simulator draws bookings from: Nigerian senders and cities, the diaspora
- * destinations of international shipments, goods, branches and partner organisations.
- */
-
+/** Fixed vocabulary the simulator draws bookings from: places, goods, branches and partners. */
 /** A place a party can live, with the address codes the contract's Party object carries. */
 export interface Place {
   city: string;
@@ -247,6 +243,9 @@ export const PICKUP_WINDOWS = [
   { from: "3:00 PM", to: "6:00 PM" },
 ] as const;
 
+/** A booking's `type`: international or local. */
+export type SimBookingType = "IN" | "LC";
+
 /** Carriers and the rate label (`courier.token`) they quote, per booking type. */
 export interface CarrierRate {
   carrier: string;
@@ -254,7 +253,7 @@ export interface CarrierRate {
   serviceType: string;
 }
 
-export const CARRIERS: Record<"IN" | "LC", readonly CarrierRate[]> = {
+export const CARRIERS: Record<SimBookingType, readonly CarrierRate[]> = {
   IN: [
     { carrier: "DHL", label: "DHL Express Worldwide", serviceType: "AIR_EXPORT" },
     { carrier: "UPS", label: "UPS Worldwide Saver", serviceType: "AIR_EXPORT" },

@@ -1,8 +1,4 @@
-/**
- * The ordered, mutable set of bookings the simulator serves. Base bookings are generated on
- * demand; only the small overlays (hidden, removed, updated) are stored, so memory stays flat
- * at a million bookings apart from a few lazily built Int32Array filter indexes.
- */
+/** The simulator's ordered, mutable bookings: generated on demand, only the overlays are stored. */
 import {
   fullBooking,
   type SimFullBooking,
@@ -16,6 +12,7 @@ import {
   type RecordStamp,
   type RecordView,
 } from "./record-cache.js";
+import { Timeline } from "./timeline.js";
 import { type BookingFilter, type IndexView, makeView, viewKey } from "./views.js";
 
 export interface DatasetOptions {
@@ -54,10 +51,7 @@ export interface FeedSlice {
 export class Dataset {
   readonly seed: number;
   #size: number;
-  #tieRun: number;
-  #spacingMs: number;
-  readonly #epochMs: number;
-  readonly #createdAtOf: ((i: number) => number) | undefined;
+  readonly #timeline: Timeline;
   readonly #now: () => number;
   readonly #hidden = new Set<number>();
   readonly #removed = new Set<number>();
@@ -71,13 +65,17 @@ export class Dataset {
   constructor(options: DatasetOptions = {}) {
     this.seed = options.seed ?? 1;
     this.#size = checkCount("bookings", options.bookings ?? 1000);
-    this.#tieRun = checkCount("tieRun", options.tieRun ?? 1, 1);
-    this.#spacingMs = checkCount("spacingMs", options.spacingMs ?? 60_000);
+    const tieRun = checkCount("tieRun", options.tieRun ?? 1, 1);
+    const spacingMs = checkCount("spacingMs", options.spacingMs ?? 60_000);
     this.#now = options.now ?? Date.now;
-    this.#createdAtOf = options.createdAtOf;
-    const newestStep = Math.floor(Math.max(0, this.#size - 1) / this.#tieRun);
-    this.#epochMs = options.epochMs ?? Math.floor(this.#now() / 1000) * 1000 - newestStep * this.#spacingMs;
-    this.#checkMonotone(0, this.#size);
+    const newestStep = Math.floor(Math.max(0, this.#size - 1) / tieRun);
+    this.#timeline = new Timeline({
+      tieRun,
+      spacingMs,
+      epochMs: options.epochMs ?? Math.floor(this.#now() / 1000) * 1000 - newestStep * spacingMs,
+      createdAtOf: options.createdAtOf,
+    });
+    this.#timeline.checkMonotone(0, this.#size);
     for (const i of options.hidden ?? []) this.#hidden.add(i);
     this.#records = new RecordCache(
       checkCount("recordCacheBytes", options.recordCacheBytes ?? DEFAULT_RECORD_CACHE_BYTES),
@@ -91,19 +89,13 @@ export class Dataset {
 
   /** createdAt of booking i, epoch ms. */
   createdAtMs(i: number): number {
-    return this.#createdAtOf
-      ? this.#createdAtOf(i)
-      : this.#epochMs + Math.floor(i / this.#tieRun) * this.#spacingMs;
+    return this.#timeline.createdAtMs(i);
   }
 
-  /**
-   * Changes the createdAt formula for every booking (tests of tie handling); the epoch stays. Each
-   * booking's `_id` starts with its createdAt, so it changes too: a re-timed data set is another
-   * data set, to be set up before anything reads it.
-   */
+  /** Changes the createdAt formula (tie tests); `_id`s change too, so call it before anything reads. */
   setTiming(timing: { tieRun?: number; spacingMs?: number }): void {
-    if (timing.tieRun !== undefined) this.#tieRun = checkCount("tieRun", timing.tieRun, 1);
-    if (timing.spacingMs !== undefined) this.#spacingMs = checkCount("spacingMs", timing.spacingMs);
+    if (timing.tieRun !== undefined) this.#timeline.tieRun = checkCount("tieRun", timing.tieRun, 1);
+    if (timing.spacingMs !== undefined) this.#timeline.spacingMs = checkCount("spacingMs", timing.spacingMs);
   }
 
   /** Whether the source currently serves booking i. */
@@ -160,7 +152,7 @@ export class Dataset {
   insert(count: number): number[] {
     const first = this.#size;
     this.#size += checkCount("count", count);
-    this.#checkMonotone(Math.max(0, first - 1), this.#size);
+    this.#timeline.checkMonotone(Math.max(0, first - 1), this.#size);
     this.#revision++;
     return Array.from({ length: count }, (_, k) => first + k);
   }
@@ -193,17 +185,17 @@ export class Dataset {
   }
 
   /**
-   * One feed page: visible bookings with createdAt below the cursor (`<=` when inclusive),
-   * newest first. `hasMore` says whether this query matched more than `limit` bookings, the way a
-   * server that fetches `limit + 1` rows answers. Nothing compensates for the cursor rule: under
-   * exclusive semantics the rest of a tie at the page boundary is unreachable by the next cursor,
-   * and under inclusive semantics a tie longer than `limit` repeats forever, as real servers do.
+   * One feed page: visible bookings below the cursor (`<=` when inclusive), newest first; `hasMore`
+   * as a server fetching `limit + 1` rows says. Ties at a page boundary behave as on real servers.
    */
   feed(
     query: { limit: number; cursorMs?: number | undefined; inclusive: boolean } & BookingFilter,
   ): FeedSlice {
     const view = this.#view(query);
-    const below = query.cursorMs === undefined ? this.#size : this.#boundary(query.cursorMs, query.inclusive);
+    const below =
+      query.cursorMs === undefined
+        ? this.#size
+        : this.#timeline.countBefore(query.cursorMs, query.inclusive, this.#size);
     const indexes = this.#takeDescending(view, view.countBelow(below) - 1, query.limit + 1);
     const hasMore = indexes.length > query.limit;
     if (hasMore) indexes.pop();
@@ -252,19 +244,6 @@ export class Dataset {
     return out;
   }
 
-  /** How many indexes have createdAt before the cursor (`<` exclusive, `<=` inclusive): a binary search. */
-  #boundary(cursorMs: number, inclusive: boolean): number {
-    let lo = 0;
-    let hi = this.#size;
-    while (lo < hi) {
-      const mid = Math.floor((lo + hi) / 2);
-      const t = this.createdAtMs(mid);
-      if (inclusive ? t <= cursorMs : t < cursorMs) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  }
-
   #view(filter: BookingFilter): IndexView {
     const key = viewKey(filter);
     let view = this.#views.get(key);
@@ -292,18 +271,6 @@ export class Dataset {
   #checkIndex(i: number): void {
     if (!Number.isInteger(i) || i < 0 || i >= this.#size) {
       throw new RangeError(`booking index ${i} is out of range 0..${this.#size - 1}`);
-    }
-  }
-
-  /** The order "newest first = highest index first" needs createdAt non-decreasing in i. */
-  #checkMonotone(from: number, to: number): void {
-    if (!this.#createdAtOf) return;
-    for (let i = from + 1; i < to; i++) {
-      if (this.createdAtMs(i) < this.createdAtMs(i - 1)) {
-        throw new RangeError(
-          `createdAtOf must be non-decreasing, but createdAtOf(${i}) < createdAtOf(${i - 1})`,
-        );
-      }
     }
   }
 }

@@ -1,7 +1,4 @@
-/**
- * Faults the simulator can inject: a queue consumed by the next matching requests, and an
- * optional random rate drawn from a seeded generator so a faulty run is reproducible.
- */
+/** Faults the simulator injects: a queue for the next matching requests, and a seeded random rate. */
 import { createRng, hash32 } from "./random.js";
 
 /** The two API endpoints a fault can target. */
@@ -56,11 +53,7 @@ export interface FaultPlan {
   next(endpoint: Endpoint): Fault | undefined;
 }
 
-/**
- * @param seed seeds the random fault draws; the same seed and request sequence give the same faults
- * @param rate probability (0..1) of a random fault per request; default 0
- * @param kinds kinds the random faults are drawn from; default `TRANSIENT_FAULTS`
- */
+/** `rate`: probability (0..1) of a random fault per request, default 0, drawn from `kinds`. */
 export function createFaultPlan(
   seed: number,
   rate = 0,

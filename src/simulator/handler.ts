@@ -1,7 +1,4 @@
-/**
- * Answers one request of the simulator: routing, injected faults, auth, parameter validation and
- * the two endpoints' envelopes (contract 2.1 and section 4).
- */
+/** Answers one simulator request: routing, faults, auth, parameters and envelopes (contract 2.1, 4). */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { setTimeout as delay } from "node:timers/promises";
 import type { Dataset } from "./dataset.js";
@@ -156,10 +153,7 @@ function listBody(ctx: Context, url: URL, fault: Fault | undefined, nowMs: numbe
   );
 }
 
-/**
- * An envelope around the records at `indexes` as JSON chunks: their cached JSON, or, for a
- * malformed page (the only one that needs the records as objects), corrupted copies of them.
- */
+/** An envelope around the records' cached JSON, or corrupted copies of them for a malformed page. */
 function recordsBody(
   envelope: (records: unknown) => object,
   fault: Fault | undefined,

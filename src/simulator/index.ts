@@ -4,7 +4,6 @@ export {
   bookingTypeOf,
   DEFAULT_EPOCH_MS,
   fullBooking,
-  type SimBookingType,
   type SimFullBooking,
   type SimSummaryBooking,
   SOURCE_PLATFORMS,
@@ -13,6 +12,7 @@ export {
   sourcePlatformOf,
   summaryOf,
 } from "./bookings.js";
+export type { SimBookingType } from "./catalog.js";
 export { type BookingFilter, Dataset, type DatasetOptions, type FeedSlice } from "./dataset.js";
 export { type Endpoint, type Fault, type FaultKind, type InjectOptions, TRANSIENT_FAULTS } from "./faults.js";
 export { DEFAULT_PAGE, MAX_PAGE } from "./params.js";

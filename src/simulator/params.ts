@@ -1,9 +1,8 @@
 /**
- * Query validation of the two endpoints. The contract leaves bad values unspecified; the
- * simulator is strict (a 400 naming the parameter) so a client that sends them is caught.
- * Empty string filters (`?bookingType=`) count as absent, as a typical `if (req.query.x)` would.
+ * Query validation of the two endpoints: strict (a 400 naming the parameter) so a client sending bad
+ * values is caught. Empty filters (`?bookingType=`) count as absent, as `if (req.query.x)` would.
  */
-import type { SimBookingType } from "./bookings.js";
+import type { SimBookingType } from "./catalog.js";
 
 /** Largest `limit` and `pageSize` the API accepts (contract section 8). */
 export const MAX_PAGE = 100;

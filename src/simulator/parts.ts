@@ -1,7 +1,4 @@
-/**
- * The nested parts of a generated booking: parties (sender, receiver) and packages with items.
- * Each takes the booking's seeded generator, so the whole booking stays a function of (seed, i).
- */
+/** A generated booking's parties and packages, drawn from its seeded generator (a function of (seed, i)). */
 import {
   EMAIL_DOMAINS,
   FIRST_NAMES,

@@ -1,8 +1,5 @@
-/**
- * Booking prices in NGN, the way a rate card computes them: subTotal from weight, VAT at 7.5%,
- * then fuel, packaging, on-shipping and insurance fees, which all add up to totalAmount.
- */
-import type { SimBookingType } from "./bookings.js";
+/** Booking prices in NGN as a rate card computes them: subTotal, VAT and fees add up to totalAmount. */
+import type { SimBookingType } from "./catalog.js";
 import type { Rng } from "./random.js";
 
 /** VAT rate applied to `subTotal`. */
@@ -19,10 +16,7 @@ export interface Pricing {
   total: number;
 }
 
-/**
- * Prices a booking from its type, weight (kg), rate code and declared item value (NGN); `version`
- * adds NGN 250 of on-shipping fees per update. Draws fuel, packaging and insurance options from `rng`.
- */
+/** Prices a booking from type, weight (kg), rate and item value (NGN); each `version` adds NGN 250. */
 export function price(
   rng: Rng,
   type: SimBookingType,

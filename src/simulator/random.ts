@@ -1,7 +1,4 @@
-/**
- * Small, fast, seeded randomness for the simulator. Every value is a pure function of its inputs,
- * so booking i can be regenerated on demand instead of being held in memory.
- */
+/** Seeded randomness: every value is a pure function of its inputs, so bookings regenerate on demand. */
 
 /** murmur3's 32-bit finaliser: a bijection on 32-bit integers, so distinct inputs stay distinct. */
 export function fmix32(x: number): number {
@@ -90,9 +87,7 @@ const idParts = { seed: Number.NaN, byKind: new Map<number, { middle: string; ta
 
 /**
  * A Mongo-like 24-hex id, unique per (seed, index, kind) for index below 2^32. Given `createdAtMs`,
- * its first 8 digits are that time in Unix seconds, as in a MongoDB ObjectId, so ids of records
- * created one after another sort near each other (as a partner API on MongoDB serves them); else
- * they are a hash, for ids of things whose creation time the simulator does not model.
+ * it starts with that time in Unix seconds as an ObjectId does; otherwise with a hash.
  */
 export function objectId(seed: number, index: number, kind = 0, createdAtMs?: number): string {
   // A booking has some 20 ids of a dozen kinds in one seed: hashing (seed, kind) once saves 2 of 3 hashes.

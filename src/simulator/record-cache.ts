@@ -1,12 +1,7 @@
 /**
- * Serialized bookings (JSON as UTF-8 bytes), so a page served again writes its records' bytes as
- * they are instead of generating and stringifying each one: those two steps are most of a page's
- * CPU, and the simulator shares its machine with the worker it is measured against.
- *
- * An entry is only reused when it was made from the same version and times, which is all a booking
- * depends on besides (seed, i); a stale entry is dropped when next asked for, so mutations need no
- * invalidation. The bytes live in 1 MiB slabs rather than a Buffer per record, which would retain
- * more objects for the garbage collector to trace and more memory per booking.
+ * Serialized bookings (JSON as UTF-8), so a page served again skips generating and stringifying, as
+ * the simulator shares its machine with the worker under test. An entry is reused only for the same
+ * version and times, so mutations need no invalidation; slabs spare the GC a Buffer per record.
  */
 
 /** The two shapes a booking is served in: list pages (full) and feed pages (summary). */
@@ -26,10 +21,7 @@ interface Entry extends RecordStamp {
   end: number;
 }
 
-/**
- * Default budget: every full and summary record of the 20,000-booking benchmark data set
- * (about 4 KB and 0.6 KB each) fits, so repeated walks over it are served from the cache.
- */
+/** Default budget: enough for the benchmark data set's full and summary records (docs/performance.md). */
 export const DEFAULT_RECORD_CACHE_BYTES = 96 * 2 ** 20;
 
 const SLAB_BYTES = 2 ** 20;
@@ -54,11 +46,8 @@ export class RecordCache {
   }
 
   /**
-   * Booking i's JSON in `view`: the cached bytes when made from `stamp`, otherwise `make()` as
-   * UTF-8, kept while the budget lasts. Slabs are only appended to, so once the budget is spent
-   * bookings not yet cached (or changed since) are served uncached, while the cached ones keep
-   * hitting: walks over more bookings than fit still hit on the part that does, where evicting the
-   * oldest entry would drop each booking just before the next walk asks for it again.
+   * Booking i's JSON in `view`: cached when made from `stamp`, else `make()`, kept while the budget
+   * lasts. No eviction: on walks larger than the cache, evicting the oldest would never hit.
    */
   json(view: RecordView, i: number, stamp: RecordStamp, make: () => string): Buffer {
     const entries = this.#entries[view];

@@ -1,7 +1,4 @@
-/**
- * How the simulator writes answers: JSON envelopes (contract 2.1 and 7) and the broken answers
- * real gateways produce (empty 5xx, HTML from a proxy, cut bodies, dropped sockets).
- */
+/** How the simulator writes answers: JSON envelopes (contract 2.1, 7) and real gateways' broken ones. */
 import type { ServerResponse } from "node:http";
 import type { Fault } from "./faults.js";
 
@@ -29,10 +26,8 @@ const RECORDS_JSON = JSON.stringify(RECORDS);
 const COMMA = Buffer.from(",");
 
 /**
- * `JSON.stringify(envelope)` as UTF-8 chunks, with the array of `records` (each one record's JSON)
- * where the envelope holds `RECORDS`: the same bytes as stringifying the records in place, but
- * cached records are sent as they are instead of being serialized again. `RECORDS` must come
- * before any field that can echo request input, so the first match is the placeholder.
+ * `JSON.stringify(envelope)` as UTF-8 chunks with the cached `records` JSON where it holds `RECORDS`.
+ * `RECORDS` must come before any field that can echo request input, so the first match is it.
  */
 export function jsonWithRecords(envelope: object, records: readonly Buffer[]): Buffer[] {
   const text = JSON.stringify(envelope);
@@ -62,11 +57,7 @@ export function sendJson(
   sendText(res, status, JSON_TYPE, JSON.stringify(body), headers);
 }
 
-/**
- * Writes JSON already encoded as chunks (see `jsonWithRecords`) with an exact Content-Length; a
- * no-op once the socket is gone. The chunks go out in one writev, uncopied: joining them would
- * allocate the whole body again for every page.
- */
+/** Writes JSON chunks with an exact Content-Length, uncopied; a no-op once the socket is gone. */
 export function sendJsonChunks(res: ServerResponse, status: number, chunks: readonly Buffer[]): void {
   if (res.destroyed) return;
   let length = 0;
@@ -107,10 +98,7 @@ export function sendTruncated(res: ServerResponse, json: Buffer, mode: "length" 
   res.write(cut, () => res.destroy());
 }
 
-/**
- * Answers with a fault that needs no data (5xx, 429, 401, html, drop). Returns the status sent,
- * "dropped" for a destroyed socket, or undefined when the fault applies to the data instead.
- */
+/** Answers with a fault that needs no data; returns the status sent, "dropped", or undefined if none. */
 export function sendTransportFault(
   res: ServerResponse,
   fault: Fault,
@@ -148,10 +136,7 @@ export function sendTransportFault(
   }
 }
 
-/**
- * Copies `records` with the first `count` made invalid in turn: `_id` missing, `totalAmount` a
- * string, `createdAt` not a date. The rest are untouched, so one page mixes good and bad records.
- */
+/** Copies `records` with the first `count` made invalid in turn (no `_id`, string amount, bad date). */
 export function corruptRecords<T extends object>(
   records: readonly T[],
   count: number,

@@ -1,7 +1,4 @@
-/**
- * The bundled simulator of the partner API over real HTTP (contract section 4): tests, the demo
- * and benchmarks talk to it exactly as the worker talks to the real API.
- */
+/** The bundled partner API simulator over real HTTP (contract 4), talked to as the real API is. */
 import { EventEmitter, setMaxListeners } from "node:events";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -73,10 +70,7 @@ function emptyStats(): SimulatorStats {
   return { requests: 0, byEndpoint: { feed: 0, list: 0, other: 0 }, byStatus: {}, byFault: {} };
 }
 
-/**
- * Starts the simulator and resolves once it listens.
- * @param options data set, behaviour and listening address; all optional
- */
+/** Starts the simulator and resolves once it listens. */
 export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
   const dataset = new Dataset(options);
   const now = options.now ?? Date.now;

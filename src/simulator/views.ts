@@ -1,10 +1,9 @@
 /**
- * Position indexes over booking indexes. Because `createdAt` is non-decreasing in the index,
- * "newest first, ties by index descending" is simply descending index order, so a filter only
- * needs the ascending list of matching indexes to answer any page with a binary search.
+ * Position indexes over booking indexes. createdAt is non-decreasing in the index, so a filter needs
+ * only the ascending list of matching indexes to answer any page with a binary search.
  */
-
-import { bookingTypeOf, type SimBookingType, SOURCE_PLATFORMS, sourcePlatformOf } from "./bookings.js";
+import { bookingTypeOf, SOURCE_PLATFORMS, sourcePlatformOf } from "./bookings.js";
+import type { SimBookingType } from "./catalog.js";
 
 /** Ascending booking indexes that match one filter. */
 export interface IndexView {
@@ -36,10 +35,7 @@ export function emptyView(): IndexView {
   return { extendTo: () => {}, countBelow: () => 0, at: () => -1, matches: () => false };
 }
 
-/**
- * A view of the indexes for which `predicate` holds, kept in a growable Int32Array and
- * computed lazily: nothing is evaluated until the first query, and inserts only add their tail.
- */
+/** The indexes where `predicate` holds, in a growable Int32Array computed lazily. */
 export function filterView(predicate: (i: number) => boolean): IndexView {
   let data = new Int32Array(0);
   let length = 0;

@@ -1,18 +1,10 @@
-/**
- * Whether this process may write the mirror, asked before SQLite is, because SQLite's own words
- * ("attempt to write a readonly database", "unable to open database file") give neither the path
- * nor the fix. SQLite writes the database and creates its -wal and -shm files beside it, so the
- * folder must be writable as well as the file.
- */
+/** Whether this process may write the mirror, asked before SQLite, whose errors give neither path nor fix. */
 import { accessSync, constants, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 
 const FIX = "make the file and its folder writable by this user, or point BOOKING_DB_PATH (--db) elsewhere";
 
-/**
- * Throws an error that names the path, the cause and the fix when the database at `path` (or its
- * -wal/-shm), or the folder it is in or will be created in, cannot be written by this process.
- */
+/** Throws an error naming the path, the cause and the fix when the database cannot be written. */
 export function checkWritable(path: string): void {
   if (path === ":memory:" || path.startsWith("file:")) return;
   const file = resolve(path);
@@ -31,10 +23,7 @@ export function checkWritable(path: string): void {
   }
 }
 
-/**
- * Why `path` cannot be accessed with `mode`, as a phrase about `what`; undefined when it can, or
- * does not exist (then SQLite creates it).
- */
+/** Why `path` cannot be accessed with `mode`; undefined when it can or does not exist. */
 function denied(path: string, mode: number): ((what: string) => string) | undefined {
   try {
     accessSync(path, mode);

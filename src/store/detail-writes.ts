@@ -1,20 +1,9 @@
 /**
- * The full view's writes (list-bookings: details refresh, backfill, reconcile): every typed column,
- * the raw record and its packages and items, in one transaction with the caller's progress.
- * A stale-write guard keeps an older copy of a record from overwriting a newer one.
- *
- * As with the feed (feed-writes.ts) the work is split in two so it can run on two threads:
- * `toDetailRows` turns a batch into plain positional values where the records are, and
- * `detailStatements` writes them where the connection is (the backfill's writer thread,
- * writer-thread.ts, or the caller's own connection).
- *
- * Each booking is inserted first and compared only when its `_id` is already stored: a backfill is
- * almost all new rows, for which a lookup first is a wasted index descent, and a new row has no
- * packages or items to delete.
+ * The full view's writes (list-bookings), with a stale-write guard against older copies. Each booking
+ * is inserted first and compared only when already stored: a backfill is almost all new rows.
  */
 import type Database from "better-sqlite3";
-import type { DetailBatch } from "../sync/detail-ports.js";
-import type { UpsertCounts } from "../sync/ports.js";
+import type { PageWrite, Progress, Reject, UpsertCounts } from "../sync/ports.js";
 import { noCounts } from "./feed-writes.js";
 import type { PersonalData } from "./personal-data.js";
 import {
@@ -26,13 +15,13 @@ import {
   type Param,
   pushDetailValues,
   pushSummaryValues,
-  recordText,
   SUMMARY_COLUMNS,
   sameRecordJson,
 } from "./rows.js";
-import type { Reject, StateWriter } from "./state.js";
+import type { StateWriter } from "./state.js";
 
-export type { DetailBatch } from "../sync/detail-ports.js";
+/** A page of list-bookings. */
+export type DetailWrite = Extract<PageWrite, { source: "list" }>;
 
 /** A booking of `DetailRows`: its `bookings` values and its children's. */
 export interface DetailRow {
@@ -44,13 +33,13 @@ export interface DetailRow {
   items: Param[][];
 }
 
-/** A `DetailBatch` reduced to what SQLite binds: plain data, cheap to hand to another thread. */
+/** A list page as the values SQLite binds. */
 export interface DetailRows {
   rows: DetailRow[];
   rejects: Reject[];
   syncedAt: string;
   listedBy: number | null;
-  progress: DetailBatch["progress"];
+  progress: Progress | undefined;
 }
 
 const COLUMNS = [...SUMMARY_COLUMNS, ...DETAIL_COLUMNS];
@@ -63,31 +52,25 @@ const JSON_TEXT = FIRST_COLUMN + COLUMNS.length;
 
 const marks = (n: number) => Array.from({ length: n }, () => "?").join(", ");
 
-/**
- * The values a batch binds; a record's JSON is its text as received, decoded here (`recordText`).
- * With a `personal` policy, its personal fields are replaced here, as in `toFeedRows`.
- */
-export function toDetailRows(batch: DetailBatch, personal?: PersonalData): DetailRows {
-  const rows = batch.bookings.map(({ id, createdAt, record, raw, json }): DetailRow => {
+/** The values a page binds; with a `personal` policy, its personal fields replaced as in `toFeedRows`. */
+export function toDetailRows(page: DetailWrite, personal?: PersonalData): DetailRows {
+  const rows = page.records.map(({ id, createdAt, record }): DetailRow => {
     const values: Param[] = [id, bookingTypeOf(record.type)];
     pushSummaryValues(values, createdAt, record);
     pushDetailValues(values, createdAt, record);
     if (personal) {
       personal.protectColumns(values, FIRST_COLUMN);
-      values.push(personal.recordJson(json, raw));
-    } else values.push(recordText(json, raw));
+      values.push(personal.recordJson(record));
+    } else values.push(JSON.stringify(record));
     return { values, ...childValues(id, record) };
   });
-  const { syncedAt, listedBy, progress } = batch;
-  const rejects = personal ? batch.rejects.map(personal.protectReject) : batch.rejects;
+  const { syncedAt, listedBy, progress } = page;
+  const rejects = personal ? page.rejects.map(personal.protectReject) : page.rejects;
   return { rows, rejects, syncedAt, listedBy: listedBy ?? null, progress };
 }
 
-/** Prepares the detail statements on one connection; `write` runs inside the caller's transaction. */
-export function detailStatements(
-  db: Database.Database,
-  state: StateWriter,
-): { write(part: DetailRows): UpsertCounts } {
+/** Prepares the detail statements; the writer runs inside the caller's transaction. */
+export function detailWriter(db: Database.Database, state: StateWriter): (part: DetailRows) => UpsertCounts {
   // summary_json stays null: it holds only what the feed served, and the feed has not served this one yet.
   const insert = db.prepare(`
     INSERT INTO bookings (id, booking_type, ${COLUMNS.join(", ")}, detail_json, detail_synced_at,
@@ -102,9 +85,8 @@ export function detailStatements(
       booking_type = coalesce(?, booking_type), detail_json = ?, detail_synced_at = ?,
       listed_by_run = coalesce(?, listed_by_run), missing_since = NULL
     WHERE id = ?`);
-  // Unchanged or stale rows were still served by the source: it lists them, and they are not missing.
-  // If the summary changed since the details were read, the details were just confirmed current:
-  // move detail_synced_at so the booking leaves the details queue instead of being re-read forever.
+  // Unchanged or stale rows were still served: not missing. Details just confirmed current leave the
+  // details queue, or they would be re-read forever.
   const touch = db.prepare(`
     UPDATE bookings SET missing_since = NULL, listed_by_run = coalesce(@listedBy, listed_by_run),
       detail_synced_at = CASE WHEN summary_synced_at > detail_synced_at THEN @syncedAt ELSE detail_synced_at END
@@ -150,28 +132,12 @@ export function detailStatements(
     return "updated";
   };
 
-  return {
-    write(part) {
-      const counts = noCounts();
-      for (const row of part.rows) counts[upsert(row, part)]++;
-      state.insertRejects(part.rejects, "list", part.listedBy, part.syncedAt);
-      counts.rejected = part.rejects.length;
-      if (part.progress) {
-        const { stream, value, checkpoint } = part.progress;
-        state.writeState(stream, value, checkpoint, part.syncedAt);
-      }
-      return counts;
-    },
+  return (part) => {
+    const counts = noCounts();
+    for (const row of part.rows) counts[upsert(row, part)]++;
+    state.insertRejects(part.rejects, "list", part.listedBy, part.syncedAt);
+    counts.rejected = part.rejects.length;
+    if (part.progress) state.writeProgress(part.progress, part.syncedAt);
+    return counts;
   };
-}
-
-/** `commitDetailBatch` on this connection: both halves, in the caller's thread, one transaction. */
-export function detailWriter(
-  db: Database.Database,
-  state: StateWriter,
-  personal?: PersonalData,
-): (batch: DetailBatch) => UpsertCounts {
-  const statements = detailStatements(db, state);
-  const commit = db.transaction((part: DetailRows) => statements.write(part));
-  return (batch) => commit.immediate(toDetailRows(batch, personal));
 }

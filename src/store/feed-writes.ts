@@ -1,31 +1,23 @@
 /**
- * The feed's hot path: summaries upserted with statements prepared once, run row by row inside one
- * transaction together with the walk's progress (invariant 3: rows and progress commit together).
- * Per-row prepared statements beat multi-row inserts or per-row query building several times over,
- * and positional values bind faster than named objects.
- *
- * Each row is inserted first and compared only when its `_id` is already stored: a cold or
- * incremental sync is almost all new rows, for which a lookup first is a wasted index descent.
- * The lookback's re-reads, the minority, pay one refused insert before the comparison.
- *
- * The work is split in two so it can run on two threads (writer-thread.ts): `toFeedRows` turns a
- * batch into plain values (JSON text and column values) where the records are, and the
- * statements write them where the connection is.
+ * The feed's hot path: summaries upserted row by row with statements prepared once, with the page's
+ * progress (invariant 3). Each row is inserted first and compared only when already stored: a sync
+ * is almost all new rows.
  */
 import type Database from "better-sqlite3";
-import type { FeedBatch, UpsertCounts, WalkProgress } from "../sync/ports.js";
+import type { PageWrite, Progress, Reject, UpsertCounts } from "../sync/ports.js";
 import type { PersonalData } from "./personal-data.js";
-import { type Param, pushSummaryValues, recordText, SUMMARY_COLUMNS, sameRecordJson } from "./rows.js";
-import type { Reject, StateWriter } from "./state.js";
+import { type Param, pushSummaryValues, SUMMARY_COLUMNS, sameRecordJson } from "./rows.js";
+import type { StateWriter } from "./state.js";
 
-/** A `FeedBatch` reduced to what SQLite binds: plain data, cheap to hand to another thread. */
+/** A page of the feed. */
+export type FeedWrite = Extract<PageWrite, { source: "feed" }>;
+
+/** A feed page as the values SQLite binds. */
 export interface FeedRows {
-  stream: string;
-  /** One per booking: `_id`, booking type, the summary columns in `SUMMARY_COLUMNS` order, raw JSON. */
+  /** One per booking: `_id`, booking type, the summary columns in `SUMMARY_COLUMNS` order, JSON. */
   rows: Param[][];
   rejects: Reject[];
-  walk: WalkProgress | null;
-  checkpoint: string | undefined;
+  progress: Progress | undefined;
   syncedAt: string;
 }
 
@@ -48,33 +40,20 @@ interface Stored {
   missingSince: string | null;
 }
 
-/**
- * The values a batch binds; a record's JSON is its text as received, decoded here (`recordText`).
- * With a `personal` policy (SYNC_PERSONAL_DATA hash or drop), its personal fields are replaced
- * here, in columns, JSON and rejects alike, before either thread stores anything.
- */
-export function toFeedRows(batch: FeedBatch, personal?: PersonalData): FeedRows {
-  const bookingType = batch.bookingType ?? null;
-  const rows = batch.bookings.map((b) => {
+/** The values a page binds; a `personal` policy replaces personal fields in columns, JSON and rejects. */
+export function toFeedRows(page: FeedWrite, personal?: PersonalData): FeedRows {
+  const bookingType = page.bookingType ?? null;
+  const rows = page.records.map((b) => {
     const row: Param[] = [b.id, bookingType];
     pushSummaryValues(row, b.createdAt, b.record);
     if (personal) {
       personal.protectColumns(row, FIRST_COLUMN);
-      row.push(personal.recordJson(b.json, b.raw));
-    } else row.push(recordText(b.json, b.raw));
+      row.push(personal.recordJson(b.record));
+    } else row.push(JSON.stringify(b.record));
     return row;
   });
-  const { stream, walk, checkpoint, syncedAt } = batch;
-  const rejects = personal ? batch.rejects.map(personal.protectReject) : batch.rejects;
-  return { stream, rows, rejects, walk, checkpoint, syncedAt };
-}
-
-/** The feed's statements on one connection; the caller holds the transaction. */
-export interface FeedStatements {
-  /** Stores the rows and quarantines the rejects of `part`, adding to `counts`. */
-  write(part: FeedRows, counts: UpsertCounts): void;
-  /** Records the walk's progress (and the checkpoint, when it has one) as of `part`. */
-  progress(part: FeedRows): void;
+  const rejects = personal ? page.rejects.map(personal.protectReject) : page.rejects;
+  return { rows, rejects, progress: page.progress, syncedAt: page.syncedAt };
 }
 
 /** Counts with nothing in them yet. */
@@ -82,11 +61,8 @@ export function noCounts(): UpsertCounts {
   return { inserted: 0, updated: 0, unchanged: 0, rejected: 0 };
 }
 
-/**
- * Prepares the feed's statements. A summary write never touches the detail columns;
- * `missing_since` is cleared whenever a booking is seen again.
- */
-export function feedStatements(db: Database.Database, state: StateWriter): FeedStatements {
+/** Prepares the feed's statements; the writer runs inside the caller's transaction. */
+export function feedWriter(db: Database.Database, state: StateWriter): (part: FeedRows) => UpsertCounts {
   const insert = db.prepare(`
     INSERT INTO bookings (id, booking_type, ${columns}, summary_json, first_seen_at, summary_synced_at)
     VALUES (?, ?, ${marks}, ?, ?, ?)
@@ -121,36 +97,12 @@ export function feedStatements(db: Database.Database, state: StateWriter): FeedS
     return "updated";
   };
 
-  return {
-    write(part, counts) {
-      for (const row of part.rows) counts[upsert(row, part.syncedAt)]++;
-      state.insertRejects(part.rejects, "feed", null, part.syncedAt);
-      counts.rejected += part.rejects.length;
-    },
-    progress(part) {
-      state.writeState(part.stream, part.walk, part.checkpoint, part.syncedAt);
-    },
-  };
-}
-
-/** Stores a `FeedRows` and its progress in one transaction on this connection. */
-export function feedRowWriter(db: Database.Database, state: StateWriter): (batch: FeedRows) => UpsertCounts {
-  const statements = feedStatements(db, state);
-  const commit = db.transaction((batch: FeedRows): UpsertCounts => {
+  return (part) => {
     const counts = noCounts();
-    statements.write(batch, counts);
-    statements.progress(batch);
+    for (const row of part.rows) counts[upsert(row, part.syncedAt)]++;
+    state.insertRejects(part.rejects, "feed", null, part.syncedAt);
+    counts.rejected = part.rejects.length;
+    if (part.progress) state.writeProgress(part.progress, part.syncedAt);
     return counts;
-  });
-  return (batch) => commit.immediate(batch);
-}
-
-/** `commitFeedBatch` on this connection: both halves, in the caller's thread. */
-export function feedWriter(
-  db: Database.Database,
-  state: StateWriter,
-  personal?: PersonalData,
-): (batch: FeedBatch) => UpsertCounts {
-  const write = feedRowWriter(db, state);
-  return (batch) => write(toFeedRows(batch, personal));
+  };
 }

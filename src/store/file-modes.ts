@@ -1,8 +1,6 @@
 /**
- * A new mirror is private: it holds names, phones and addresses. Its file is created here, with
- * its mode, before SQLite opens it, because SQLite gives the -wal and -shm files it creates the
- * database file's mode; the folders created for it get the matching search bits. Whatever exists
- * already keeps its mode: an operator's chmod is never undone.
+ * A new mirror holds personal data, so its file is created here with its mode before SQLite opens
+ * it (SQLite gives -wal and -shm the file's mode). Whatever exists keeps its mode.
  */
 import { chmodSync, closeSync, fchmodSync, mkdirSync, openSync } from "node:fs";
 import { dirname, resolve } from "node:path";
@@ -15,10 +13,7 @@ export function folderMode(fileMode: number): number {
   return 0o700 | (fileMode & 0o077) | ((fileMode & 0o044) >> 2);
 }
 
-/**
- * Creates the database file at `path` with exactly `mode` (whatever the umask), and its missing
- * folders with `folderMode(mode)`; does nothing to a file or folder that exists.
- */
+/** Creates the file with exactly `mode` and missing folders with `folderMode(mode)`; leaves existing ones. */
 export function createDatabaseFile(path: string, mode: number = DEFAULT_DB_MODE): void {
   // Not files: SQLite's in-memory and temporary databases.
   if (path === "" || path === ":memory:" || path.startsWith("file:")) return;

@@ -1,8 +1,4 @@
-/**
- * Named leases in the database itself, for the single-writer rule (invariant 6): whoever holds the
- * lease may write; a second worker on the same file sees who holds it and leaves. A holder that
- * dies stops renewing, and once its lease expires the next worker takes it over.
- */
+/** Named leases for the single-writer rule (invariant 6); an expired one may be taken over. */
 import { hostname as osHostname } from "node:os";
 import type Database from "better-sqlite3";
 
@@ -48,10 +44,7 @@ interface LeaseRow {
 
 type WithDb = { db: Database.Database };
 
-/**
- * Takes the lease if it is free, expired, or already ours (then it is renewed), in one IMMEDIATE
- * transaction so two workers cannot both win. Otherwise reports who holds it.
- */
+/** Takes the lease if free, expired or ours, in one IMMEDIATE transaction; else says who holds it. */
 export function acquireLease(store: WithDb, options: LeaseOptions): LeaseResult {
   const { db } = store;
   const now = options.now.toISOString();
@@ -86,10 +79,7 @@ export function acquireLease(store: WithDb, options: LeaseOptions): LeaseResult 
   return attempt.immediate();
 }
 
-/**
- * Extends our lease by `ttlMs` from `now`. Returns false when it is no longer ours (it expired and
- * another worker took it over, or it was released): the caller must stop writing.
- */
+/** Extends our lease by `ttlMs` from `now`; false when it is no longer ours (stop writing). */
 export function renewLease(store: WithDb, options: Omit<LeaseOptions, "pid" | "hostname">): boolean {
   const now = options.now.toISOString();
   const expiresAt = new Date(options.now.getTime() + options.ttlMs).toISOString();

@@ -1,7 +1,6 @@
 /**
- * Opens the mirror: the connection, its pragmas and the migrations, then the statements of each
- * role (feed, details, runs, reads), prepared once per connection on first use. Opening and closing
- * never take a lock that makes a reader without a busy timeout fail (see `holdWal`).
+ * Opens the mirror: connection, pragmas, migrations, and each role's statements prepared on first
+ * use. Opening and closing never take a lock that fails a reader without a busy timeout (`holdWal`).
  */
 import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
@@ -10,10 +9,10 @@ import { migrate } from "drizzle-orm/better-sqlite3/migrator";
 import { wrapError } from "../errors.js";
 import type { Logger } from "../sync/ports.js";
 import { checkWritable } from "./access.js";
-import { detailWriter } from "./detail-writes.js";
-import { feedWriter } from "./feed-writes.js";
+import { type Batch, type BatchRule, batch } from "./batch.js";
+import { detailWriter, toDetailRows } from "./detail-writes.js";
+import { feedWriter, toFeedRows } from "./feed-writes.js";
 import { createDatabaseFile, DEFAULT_DB_MODE } from "./file-modes.js";
-import type { Store } from "./index.js";
 import type { PersonalData } from "./personal-data.js";
 import { applyPragmas, emptyWal } from "./pragmas.js";
 import { reads } from "./reads.js";
@@ -21,7 +20,7 @@ import { unlistedMarker, unlistedTimes } from "./reconcile-writes.js";
 import { runs } from "./runs.js";
 import * as schema from "./schema.js";
 import { stateWriter } from "./state.js";
-import { startWriterThread, type WriterThread } from "./writer-thread.js";
+import type { Store } from "./store.js";
 
 /** Resolved from this file, so it works from `src/` (vitest), `dist/` (tsc) and a Docker image alike. */
 const MIGRATIONS = fileURLToPath(new URL("../../drizzle", import.meta.url));
@@ -29,33 +28,17 @@ const MIGRATIONS = fileURLToPath(new URL("../../drizzle", import.meta.url));
 export interface OpenOptions {
   /** Told about migrations and a journal mode other than WAL; default: silent. */
   logger?: Logger | undefined;
-  /**
-   * Open for reading only: no folder or file is created, no migration runs, and writes fail.
-   * Default false.
-   */
+  /** Open for reading only: nothing is created or migrated, and writes fail. Default false. */
   readonly?: boolean | undefined;
-  /**
-   * Store feed batches and a backfill's pages on a writer thread with its own connection
-   * (`feedPipe`, `detailPipe`), started on first use, so writes overlap fetching. Default false:
-   * every write on this connection, in the caller's thread.
-   */
-  writerThread?: boolean | undefined;
-  /**
-   * File mode of a new database file, and so of its -wal and -shm (its new folders get the
-   * matching search bits). Default 0o600, owner only; an existing file keeps its mode.
-   */
+  /** When saved pages commit; default `DEFAULT_BATCH` (20 pages or 1 s). */
+  batch?: BatchRule | undefined;
+  /** File mode of a new database file (and its -wal, -shm); default 0o600. An existing file keeps its own. */
   mode?: number | undefined;
-  /**
-   * Personal fields hashed or dropped in every booking and reject stored, on either connection
-   * (`personalDataPolicy`); default none: stored as received (`SYNC_PERSONAL_DATA=keep`).
-   */
+  /** Hashes or drops personal fields before storing (`personalDataPolicy`); default none (keep). */
   personalData?: PersonalData | undefined;
 }
 
-/**
- * Opens (creating it and its folder if missing) the SQLite mirror at `path` in WAL mode and
- * applies pending migrations. Throws with the path in the message when it cannot.
- */
+/** Opens (creating if missing) and migrates the mirror at `path`; errors name the path. */
 export function openStore(path: string, options: OpenOptions = {}): Store {
   const readonly = options.readonly ?? false;
   // Said with the path and the fix, before SQLite fails with neither.
@@ -72,8 +55,7 @@ export function openStore(path: string, options: OpenOptions = {}): Store {
     const orm = drizzle({ client: db, schema });
     if (!readonly) migrateStore(db, orm, options.logger);
     const keeper = readonly ? undefined : holdWal(path);
-    const writerThread = !readonly && (options.writerThread ?? false);
-    return assemble(path, db, orm, keeper, writerThread, options.personalData);
+    return assemble(path, db, orm, keeper, batch(db, options.batch), options.personalData);
   } catch (err) {
     db.close();
     throw wrapError(`open database ${path}`, err);
@@ -99,11 +81,8 @@ function migrateStore(
 }
 
 /**
- * A read-only connection, closed after the writable ones. The last connection to close a WAL
- * database takes an exclusive lock on the file to checkpoint and delete the WAL, and a reader that
- * opens the file meanwhile without a busy timeout (an analyst's `sqlite3` shell) fails with
- * "database is locked". A read-only connection never does that clean-up, so closing it last leaves
- * the WAL (emptied by `emptyWal`) and its index in place, and takes no such lock.
+ * A read-only connection, closed last: the last connection to close a WAL database locks the file
+ * to delete the WAL, failing a reader without a busy timeout; a read-only one never does.
  */
 function holdWal(path: string): Database.Database {
   const keeper = new Database(path, { readonly: true, fileMustExist: true });
@@ -134,41 +113,43 @@ function assemble(
   db: Database.Database,
   orm: BetterSQLite3Database<typeof schema>,
   keeper: Database.Database | undefined,
-  writerThread: boolean,
+  pages: Batch,
   personalData: PersonalData | undefined,
 ): Store {
   const state = lazy(() => stateWriter(db));
-  const feed = lazy(() => feedWriter(db, state(), personalData));
-  const detail = lazy(() => detailWriter(db, state(), personalData));
+  const feed = lazy(() => feedWriter(db, state()));
+  const detail = lazy(() => detailWriter(db, state()));
   const unlisted = lazy(() => unlistedMarker(db));
   const unlistedAt = lazy(() => unlistedTimes(db));
   const run = lazy(() => runs(db, orm));
   const read = lazy(() => reads(db, orm));
-  let thread: WriterThread | undefined;
+  /** Any write but a page's commits the saved pages first, so the mirror's order is the core's. */
+  const afterPages =
+    <A extends unknown[], R>(write: (...args: A) => R) =>
+    (...args: A): R => {
+      pages.commit();
+      return write(...args);
+    };
   return {
     db,
     orm,
     path,
     close: () => {
       if (!db.open) return;
-      // The thread's connection closes first, so this one can empty the WAL; the keeper goes last.
-      thread?.close();
       try {
+        pages.commit();
         if (keeper) emptyWal(db);
       } finally {
         db.close();
         keeper?.close();
       }
     },
-    commitFeedBatch: (batch) => feed()(batch),
-    ...(writerThread
-      ? {
-          feedPipe: () => (thread ??= startWriterThread(path, { personalData })),
-          detailPipe: () => (thread ??= startWriterThread(path, { personalData })),
-        }
-      : {}),
-    commitDetailBatch: (batch) => detail()(batch),
-    markUnlisted: (scope) => unlisted()(scope),
+    flush: () => pages.commit(),
+    save: (page) =>
+      page.source === "feed"
+        ? pages.page(() => feed()(toFeedRows(page, personalData)))
+        : pages.page(() => detail()(toDetailRows(page, personalData))),
+    markUnlisted: afterPages((scope) => unlisted()(scope)),
     unlistedTimes: (scope, limit) => unlistedAt()(scope, limit),
     readStream: (stream) => read().readStream(stream),
     readProgress: <T>(stream: string) => read().readProgress<T>(stream),
@@ -176,9 +157,9 @@ function assemble(
     bookingsNeedingDetails: (limit) => read().bookingsNeedingDetails(limit),
     countAccounted: (since) => read().countAccounted(since),
     absentIds: (ids) => read().absentIds(ids),
-    startRun: (r) => run().startRun(r),
-    finishRun: (id, result) => run().finishRun(id, result),
-    recordDrift: (id, source, local) => run().recordDrift(id, source, local),
+    startRun: afterPages((r) => run().startRun(r)),
+    finishRun: afterPages((id, result) => run().finishRun(id, result)),
+    recordDrift: afterPages((id, source, local) => run().recordDrift(id, source, local)),
     lastRun: (kind) => run().lastRun(kind),
     recentRuns: (n) => run().recentRuns(n),
   };

@@ -1,16 +1,13 @@
 /**
- * The personal-data setting (`SYNC_PERSONAL_DATA`): what the mirror stores of the people in a
- * booking. `keep` stores everything as received; `hash` replaces each personal value by a stable
- * hash, so analysts can still count and join customers without seeing them; `drop` stores nothing
- * of them. The policy is applied where a batch becomes the values SQLite binds (`toFeedRows`,
- * `toDetailRows`), before either thread stores anything: typed columns, the record's JSON and the
- * quarantined records alike. Under `keep` there is no policy at all, so nothing costs more.
+ * `SYNC_PERSONAL_DATA`: `keep` stores people's values as received, `hash` as stable hashes (so they
+ * can still be counted and joined), `drop` not at all. Applied before anything is stored: columns,
+ * record JSON and quarantined records alike.
  */
 import { createHash, createHmac } from "node:crypto";
 import { isOversizedRaw } from "../api/response.js";
 import type { PersonalDataMode } from "../config/config.js";
+import type { Reject } from "../sync/ports.js";
 import { type Param, SUMMARY_COLUMNS } from "./rows.js";
-import type { Reject } from "./state.js";
 
 /** How a value is normalised before it is hashed, so that one person's value hashes alike. */
 export type ValueKind = "text" | "email" | "phone" | "id";
@@ -70,11 +67,8 @@ export interface PersonalData {
   readonly mode: "hash" | "drop";
   /** Replaces the personal columns of a row whose `SUMMARY_COLUMNS` values start at `offset`. */
   protectColumns(values: Param[], offset: number): void;
-  /**
-   * The JSON stored for a record: its text (or, without one, its parsed form) parsed, personal
-   * fields replaced, serialised again; every other field is kept as it was.
-   */
-  recordJson(json: Buffer | undefined, raw: unknown): string;
+  /** The JSON stored for a record: personal fields replaced, every other field kept as it was. */
+  recordJson(record: unknown): string;
   /** A reject whose raw record has its personal fields replaced. */
   protectReject(reject: Reject): Reject;
 }
@@ -83,10 +77,8 @@ export interface PersonalData {
 export const HASHED = /^(hmac-)?sha256:[0-9a-f]{64}$/;
 
 /**
- * The policy for a mode: undefined for `keep` (records are stored as received). `key`, for
- * `hash` only, makes the hashes HMAC-SHA256 under it, so that nobody without the key can find a
- * phone number by hashing every possible one. `stored`: for rewriting what the mirror holds, so a
- * value already hashed (`HASHED`) is left as it is rather than hashed again.
+ * The policy for a mode; undefined for `keep`. `key` makes hashes HMAC-SHA256, so nobody without it
+ * can find a phone number by hashing every possible one. `stored` leaves `HASHED` values as they are.
  */
 export function personalDataPolicy(
   mode: PersonalDataMode,
@@ -109,9 +101,8 @@ export function personalDataPolicy(
         values[at] = column(values[at] as Param, kind);
       }
     },
-    recordJson(json, raw) {
-      const parsed: unknown = json === undefined ? raw : JSON.parse(json.toString("utf8"));
-      return JSON.stringify(protectRecord(parsed, replace));
+    recordJson(record) {
+      return JSON.stringify(protectRecord(record, replace));
     },
     protectReject(reject) {
       return { ...reject, raw: protectRaw(reject.raw, replace) };
@@ -120,10 +111,8 @@ export function personalDataPolicy(
 }
 
 /**
- * `hash:` a value as `sha256:<hex>` (or `hmac-sha256:<hex>` with a key) of its normalised text:
- * trimmed, runs of white space made one space, Unicode NFKC; names and addresses and emails
- * lower-cased; phones reduced to their digits (a `+` or a space does not make another person);
- * identifiers only trimmed. An empty value stays empty.
+ * A value as `sha256:<hex>` (`hmac-sha256:<hex>` with a key) of its normalised text (NFKC, trimmed,
+ * spaces collapsed; lower-cased unless an id; phones as digits, so one person hashes alike).
  */
 export function hasher(key?: string): (value: string, kind: ValueKind) => string {
   const prefix = key === undefined ? "sha256:" : "hmac-sha256:";
@@ -145,10 +134,7 @@ function normalise(value: string, kind: ValueKind): string {
   return text.toLowerCase();
 }
 
-/**
- * Hashes whatever a personal field holds: strings and other scalars by their text, arrays (street
- * lines) line by line, anything else by its JSON; null stays null.
- */
+/** Hashes a personal field: scalars by their text, arrays line by line, objects by their JSON. */
 function hashReplace(hash: (value: string, kind: ValueKind) => string, keepHashed: boolean): Replace {
   const one = (value: unknown, kind: ValueKind): unknown => {
     if (value === null || value === undefined) return value;
@@ -194,10 +180,8 @@ function protectRecord(record: unknown, replace: Replace): unknown {
 }
 
 /**
- * A rejected record, whatever shape it came in: a booking-like object as a booking; the records of
- * an array one by one (one level only: nesting is the source's, not a record's); text as text; the
- * start of a record too large to read (its text cut anywhere, so no field can be found in it)
- * hashed whole, or dropped.
+ * A rejected record in whatever shape it came: objects as bookings, arrays one level deep, text as
+ * text; the head of an oversized record (no field can be found in it) hashed whole, or dropped.
  */
 function protectRaw(raw: unknown, replace: Replace): unknown {
   if (isOversizedRaw(raw)) {

@@ -1,20 +1,14 @@
 /**
- * Brings what the mirror already holds in line with SYNC_PERSONAL_DATA (`rewrite-personal-data`):
- * a sync applies the setting only to the records it reads, and `summary_json` is rewritten only
- * when the feed serves a booking again, which for older bookings is never. This rewrites every
- * booking's personal columns and JSON, and every quarantined record, in place.
- *
- * It can only take values away: from kept to hashed or dropped, from hashed to dropped. Values
- * already hashed are left as they are (so a second run changes nothing), even those hashed under
- * another key, which cannot be hashed again without the clear text. Nothing dropped or hashed can
- * come back without reading the source again.
+ * `rewrite-personal-data`: brings what the mirror already holds in line with SYNC_PERSONAL_DATA (a
+ * sync applies it only to what it reads). It can only take values away; values already hashed, even
+ * under another key, are left as they are, so a second run changes nothing.
  */
 import { createHash } from "node:crypto";
 import { setImmediate as yieldToTimers } from "node:timers/promises";
 import type Database from "better-sqlite3";
+import type { Reject } from "../sync/ports.js";
 import { PERSONAL_COLUMNS, type PersonalData } from "./personal-data.js";
 import { type Param, SUMMARY_COLUMNS } from "./rows.js";
-import type { Reject } from "./state.js";
 
 export interface RewriteReport {
   /** Bookings read. */
@@ -44,10 +38,8 @@ interface BookingRow {
 }
 
 /**
- * Rewrites every booking and quarantined record under `personal` (made with `stored: true`), a
- * batch per transaction, yielding between batches so the caller's lease renewal runs. Then
- * VACUUM and an emptied WAL: the old values would otherwise stay readable in the file's free
- * pages (and any freed before, when rows were updated under `keep`) until reused.
+ * Rewrites every booking and reject under `personal` (made with `stored: true`), yielding between
+ * batches so lease renewal runs. Then VACUUM and an emptied WAL, or old values stay in free pages.
  */
 export async function rewritePersonalData(
   db: Database.Database,
@@ -69,8 +61,7 @@ export async function rewritePersonalData(
     hashed: { plain: 0, keyed: 0 },
     walEmptied: false,
   };
-  const json = (text: string | null) =>
-    text === null ? null : personal.recordJson(Buffer.from(text), undefined);
+  const json = (text: string | null) => (text === null ? null : personal.recordJson(JSON.parse(text)));
 
   const bookingBatch = db.transaction((after: string): string | undefined => {
     const rows = selectBookings.all(after, batchSize);

@@ -1,7 +1,4 @@
-/**
- * Reads other modules need: a stream's state, counts for drift checks and status, and the queue of
- * bookings whose details are missing or older than their summary.
- */
+/** Reads other modules need: stream state, counts, and the details queue. */
 import type Database from "better-sqlite3";
 import { and, count, eq, isNull, type SQL } from "drizzle-orm";
 import type { BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
@@ -24,16 +21,9 @@ export interface Reads {
   readProgress<T>(stream: string): { checkpoint: string | null; progress: T | null };
   /** How many bookings the mirror holds, optionally narrowed. */
   countBookings(filter?: BookingFilter): number;
-  /**
-   * Bookings without details, or whose summary changed after their details were stored, newest
-   * first, at most `limit`. Bookings marked missing are left out: the source no longer serves them.
-   */
+  /** Bookings not marked missing whose details are absent or older than their summary, newest first. */
   bookingsNeedingDetails(limit: number): Array<{ id: string; createdAt: string }>;
-  /**
-   * Bookings the mirror accounts for: rows not marked missing (a quarantined record is not one:
-   * the repair looks for it again, in case the source has since served it well), only those
-   * created at or after `since` (UTC, milliseconds) when it is given.
-   */
+  /** Rows not marked missing, created at or after `since` (UTC, ms) when given; rejects do not count. */
   countAccounted(since?: string | null): number;
   /** Which of `ids` the mirror has no row for (or only one marked missing). */
   absentIds(ids: readonly string[]): string[];

@@ -1,8 +1,6 @@
 /**
- * Maps validated API records to the positional values the prepared statements bind (better-sqlite3
- * binds arrays faster than named objects): every column always has a value (null when absent), and
- * booleans become 0/1, because SQLite has no boolean type. Each column is listed once, with how it
- * is read, so the statements' column lists and the values cannot drift apart.
+ * Maps validated records to the positional values the statements bind. Each column is listed once,
+ * with how it is read, so the statements' column lists and the values cannot drift apart.
  */
 import type { FullBooking, SummaryBooking } from "../api/schemas.js";
 import { readSourceTime } from "../api/times.js";
@@ -83,19 +81,13 @@ function v(x: string | number | boolean | null | undefined): Param {
   return x;
 }
 
-/**
- * A time in UTC with milliseconds, so text order is time order; text that is not a real time with
- * a zone is kept as is (read strictly, so nothing depends on the worker's `TZ`).
- */
+/** A time in UTC with milliseconds (text order is time order); anything else is kept as is. */
 export function isoOrNull(s: string | null | undefined): string | null {
   if (s === undefined || s === null) return null;
   return readSourceTime(s)?.createdAt ?? s;
 }
 
-/**
- * The summary columns as positional values, in `SUMMARY_COLUMNS` order, appended to `out`: the
- * statements bind arrays, which better-sqlite3 does faster than named objects.
- */
+/** The summary columns as positional values, in `SUMMARY_COLUMNS` order, appended to `out`. */
 export function pushSummaryValues(out: Param[], createdAt: string, r: Source): void {
   for (const [, read] of SUMMARY_FIELDS) out.push(read(r, createdAt));
 }
@@ -106,19 +98,8 @@ export function pushDetailValues(out: Param[], createdAt: string, r: FullBooking
 }
 
 /**
- * What a record is stored as: its text as received, decoded from the response's bytes here, just
- * before the rows are handed over (so it lives as a string only briefly); or, when the client
- * could not cut it from the body, its parsed form serialised.
- */
-export function recordText(json: Buffer | undefined, raw: unknown): string {
-  return json === undefined ? JSON.stringify(raw) : json.toString("utf8");
-}
-
-/**
- * Whether a stored record's JSON holds the same record as `json`, the text just received. Texts
- * are almost always equal or plainly different; when they differ, the values decide, so that a
- * change of layout or escapes alone (a server that writes its JSON differently, or rows an older
- * version stored serialised) does not count as a change, nor send the booking back for details.
+ * Whether a stored record's JSON holds the same record as `json`: by value when the texts differ, so
+ * a change of layout or escapes alone (rows stored by an older version) is no change.
  */
 export function sameRecordJson(stored: string | null, json: string): boolean {
   if (stored === json) return true;
@@ -163,10 +144,7 @@ export const ITEM_COLUMNS = [
   "exclude_packing_list",
 ] as const;
 
-/**
- * The rows of `booking_packages` and `booking_items` for a full record as positional values (see
- * `PACKAGE_COLUMNS`, `ITEM_COLUMNS`), positions 0-based.
- */
+/** The `booking_packages` and `booking_items` rows of a full record as positional values. */
 export function childValues(id: string, r: FullBooking): { packages: Param[][]; items: Param[][] } {
   const packages: Param[][] = [];
   const items: Param[][] = [];

@@ -1,7 +1,4 @@
-/**
- * `sync_runs`: one row per run of any kind, opened at its start and completed at its end, so a
- * run killed part-way is still visible: `running` until the next writer marks it `interrupted`.
- */
+/** `sync_runs`: a run killed part-way stays `running` until the next writer marks it `interrupted`. */
 import type Database from "better-sqlite3";
 import { desc, eq } from "drizzle-orm";
 import type { BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
@@ -13,11 +10,8 @@ import { syncRuns } from "./schema.js";
 export type RunRow = typeof syncRuns.$inferSelect;
 
 /**
- * Marks every run still `running` as `interrupted`, finished at `at` (when it was found; its
- * process had stopped earlier). Only the holder of the writer lease may call it: every run is made
- * under that lease, so a run left `running` then belongs to a process that died or lost the lease.
- * A run whose process is in fact alive (it stalled past its lease) overwrites this when it ends.
- * @returns the ids marked
+ * Marks every run still `running` as `interrupted` and returns their ids. Only the writer lease's
+ * holder may call it: any other run left `running` belongs to a process that died or lost the lease.
  */
 export function markInterruptedRuns(db: Database.Database, at: string): number[] {
   const mark = db.prepare<[string, string], { id: number }>(`

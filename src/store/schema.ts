@@ -1,7 +1,6 @@
 /**
- * The mirror's tables. Columns are snake_case and typed so an analyst can query them without JSON;
- * times are TEXT in UTC ISO 8601 with milliseconds, so text order is time order. Migrations under
- * `drizzle/` are generated from this file (`npx drizzle-kit generate`) and must not drift from it.
+ * The mirror's tables, typed for analysts; times are UTC ISO 8601 text, so text order is time order.
+ * Migrations under `drizzle/` are generated from this file and must not drift from it.
  */
 import { sql } from "drizzle-orm";
 import { check, index, integer, primaryKey, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
@@ -37,12 +36,12 @@ export const bookings = sqliteTable(
     receiverCity: text("receiver_city"),
     receiverCountry: text("receiver_country"),
     receiverCountryCode: text("receiver_country_code"),
-    /** The feed's summary exactly as received; null while the booking is known only from the list. */
+    /** The feed's summary, every field as received (`JSON.stringify`); null until the feed serves it. */
     summaryJson: text("summary_json"),
     firstSeenAt: text("first_seen_at").notNull(),
     /** When the summary last changed (or the row was created). */
     summarySyncedAt: text("summary_synced_at").notNull(),
-    /** The list's full record exactly as received; null until details are fetched. */
+    /** The list's full record, every field as received (`JSON.stringify`); null until details are fetched. */
     detailJson: text("detail_json"),
     detailSyncedAt: text("detail_synced_at"),
     /** The full record's `updatedAt`: the stale-write guard compares against it. */

@@ -1,20 +1,11 @@
-/**
- * Writes shared by the feed and detail batches: a stream's progress and checkpoint in `sync_state`,
- * and quarantined records in `rejected_records`. Both run inside the caller's transaction.
- */
+/** Writes shared by feed and list pages (`sync_state`, `rejected_records`), in the caller's transaction. */
 import { createHash } from "node:crypto";
 import type Database from "better-sqlite3";
-import type { Checked } from "../sync/ports.js";
-
-/** A record that failed validation, as the batches carry it. */
-export type Reject = Extract<Checked<unknown>, { ok: false }>;
+import type { Progress, Reject } from "../sync/ports.js";
 
 export interface StateWriter {
-  /**
-   * Sets the stream's progress (null clears it) and, when given, its checkpoint, which never moves
-   * backwards: the stored value is kept when it is newer.
-   */
-  writeState(stream: string, progress: unknown, checkpoint: string | null | undefined, at: string): void;
+  /** Sets the stream's progress (null clears it) and, when given, its checkpoint (never backwards). */
+  writeProgress(progress: Progress, at: string): void;
   /** Quarantines rejects; one already stored (same raw JSON) is left as it is. Returns how many were new. */
   insertRejects(
     rejects: readonly Reject[],
@@ -38,14 +29,14 @@ export function stateWriter(db: Database.Database): StateWriter {
         ELSE max(sync_state.checkpoint, excluded.checkpoint)
       END,
       updated_at = excluded.updated_at`);
-  // An unknown run id is stored as null rather than failing the whole batch on the foreign key.
+  // An unknown run id is stored as null rather than failing the whole page on the foreign key.
   const insertReject = db.prepare(`
     INSERT INTO rejected_records (run_id, endpoint, booking_id, created_at, reason, raw_json, raw_sha256, first_seen_at)
     VALUES ((SELECT id FROM sync_runs WHERE id = @runId), @endpoint, @bookingId, @createdAt, @reason, @rawJson, @sha, @at)
     ON CONFLICT (raw_sha256) DO NOTHING`);
   return {
-    writeState(stream, progress, checkpoint, at) {
-      const json = progress === null || progress === undefined ? null : JSON.stringify(progress);
+    writeProgress({ stream, value, checkpoint }, at) {
+      const json = value === null || value === undefined ? null : JSON.stringify(value);
       upsertState.run({ stream, checkpoint: checkpoint ?? null, progress: json, at });
     },
     insertRejects(rejects, endpoint, runId, at) {

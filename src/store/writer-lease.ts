@@ -1,7 +1,4 @@
-/**
- * The single-writer rule for whole commands: take the `writer` lease before writing, renew it while
- * working, release it at the end. A second process on the same file is told who holds it.
- */
+/** The single-writer rule for whole commands: take, renew and release the `writer` lease. */
 import { hostname } from "node:os";
 import type { Clock, Logger } from "../sync/ports.js";
 import { acquireLease, type LeaseHolder, releaseLease, renewLease } from "./lease.js";
@@ -59,6 +56,8 @@ export function takeWriterLease(
       `marked ${interrupted.length} run(s) a stopped process left running as interrupted in sync_runs`,
     );
   }
+  // A renewal made while pages are batched joins their open transaction and commits with them
+  // (batch.ts), at most a second later: well inside the lease.
   const timer = setInterval(() => {
     let renewed: boolean;
     try {

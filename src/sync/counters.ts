@@ -30,3 +30,13 @@ export function countFailedAttempts(counters: Pick<RunCounters, "requests" | "re
   counters.requests += attempts;
   counters.retries += attempts - 1;
 }
+
+/** A page read: one more page, and the attempts it took. */
+export function countPage(
+  counters: Pick<RunCounters, "pages" | "requests" | "retries">,
+  attempts: number,
+): void {
+  counters.pages++;
+  counters.requests += attempts;
+  counters.retries += attempts - 1;
+}

@@ -1,9 +1,6 @@
-/**
- * The narrow ports the sync core talks through. The core receives these and constructs nothing,
- * so a test can hand it a fake in a few lines while the real adapters are tested for real.
- */
+/** The ports the sync core talks through: it constructs nothing, so a test can hand it fakes. */
 import type { FullBooking, SummaryBooking } from "../api/schemas.js";
-import type { Anchor } from "./window.js";
+import type { Anchor } from "./feed/window.js";
 
 export type BookingType = "IN" | "LC";
 
@@ -16,15 +13,8 @@ export type Checked<T> =
       createdAt: string;
       /** `createdAt` at its full precision, UTC with nine fraction digits: what steers the walk. */
       at: string;
+      /** The record as received, every field kept; the fields the mirror reads are checked. */
       record: T;
-      /**
-       * Its text exactly as received (UTF-8 bytes, a view of the response body), when it could be
-       * cut from the body; what the mirror stores. Decoded only as the rows are built, so a page's
-       * texts do not live as strings while the page is checked (see api/json-texts.ts).
-       */
-      json?: Buffer | undefined;
-      /** The record as parsed, kept only when there is no `json`: it is then serialised to be stored. */
-      raw?: unknown;
     }
   | {
       ok: false;
@@ -35,6 +25,13 @@ export type Checked<T> =
       reason: string;
       raw: unknown;
     };
+
+/** A valid summary of a feed page. */
+export type SummaryRecord = Extract<Checked<SummaryBooking>, { ok: true }>;
+/** A valid full record of a list page. */
+export type FullRecord = Extract<Checked<FullBooking>, { ok: true }>;
+/** A record that failed validation, quarantined in `rejected_records`. */
+export type Reject = Extract<Checked<unknown>, { ok: false }>;
 
 /** One answer of fetch-recent-bookings. */
 export interface FeedPage {
@@ -80,7 +77,7 @@ export interface PartnerApi {
   listBookings(query: ListQuery, signal?: AbortSignal): Promise<ListPage>;
 }
 
-/** Where an unfinished walk stands; committed with each batch of pages so a restart resumes. */
+/** Where an unfinished walk stands; saved with each page so a restart resumes. */
 export interface WalkProgress {
   /** When the walk started (ISO); the checkpoint never moves past it. */
   startedAt: string;
@@ -88,7 +85,7 @@ export interface WalkProgress {
   floor: string | null;
   /**
    * Every booking created at or before this instant may still be unread; null starts from the
-   * newest. Not the server's cursor: the request's cursor is derived from it (see window.ts).
+   * newest. Not the server's cursor: the request's cursor is derived from it (see feed/window.ts).
    */
   upTo: string | null;
   /** Bookings at `upTo` the next page must serve again, proving the position; null when none is owed. */
@@ -110,23 +107,43 @@ export interface StreamState {
   walk: WalkProgress | null;
 }
 
-/** Everything one transaction stores: a batch of pages and the walk's progress as of its last page. */
-export interface FeedBatch {
+/** A stream's resumable position, saved with the rows that brought it there. */
+export interface Progress {
+  /** `feed`, `feed:IN`, `details`, `backfill`... */
   stream: string;
-  /** The stream's booking type filter; when set, stored as each booking's `booking_type`. */
-  bookingType?: BookingType | undefined;
-  /** Valid summaries; the same `_id` may appear more than once (the last wins). */
-  bookings: Array<Extract<Checked<SummaryBooking>, { ok: true }>>;
-  rejects: Array<Extract<Checked<unknown>, { ok: false }>>;
-  /** Walk progress after this batch, or null when the walk finished with it. */
-  walk: WalkProgress | null;
-  /** The new checkpoint, set only by the batch that finishes a walk. */
+  /** Any JSON value; null clears it (the stream's work is done). */
+  value: unknown | null;
+  /** A new checkpoint; the store never moves one backwards. */
   checkpoint?: string | undefined;
-  /** When the batch was read (ISO): `summary_synced_at`, and `first_seen_at` for new rows. */
-  syncedAt: string;
 }
 
-/** What an upsert did. `unchanged` rows were seen with the same content as stored. */
+/**
+ * One page as the mirror keeps it: its records, its rejects and the progress it brings, which the
+ * store never makes durable apart. The same `_id` may appear more than once (the last wins).
+ */
+export type PageWrite =
+  | {
+      source: "feed";
+      records: SummaryRecord[];
+      rejects: Reject[];
+      /** The stream's booking type filter; when set, stored as each booking's `booking_type`. */
+      bookingType?: BookingType | undefined;
+      progress?: Progress | undefined;
+      /** When the page was read (ISO): `summary_synced_at`, and `first_seen_at` for new rows. */
+      syncedAt: string;
+    }
+  | {
+      source: "list";
+      records: FullRecord[];
+      rejects: Reject[];
+      /** The run whose list pass served these records; reconcile uses it to tell who is missing. */
+      listedBy?: number | undefined;
+      progress?: Progress | undefined;
+      /** When the page was read (ISO): `detail_synced_at`, and `first_seen_at` for new rows. */
+      syncedAt: string;
+    };
+
+/** What a page's upsert did. `unchanged` rows were seen with the same content as stored. */
 export interface UpsertCounts {
   inserted: number;
   updated: number;
@@ -156,46 +173,55 @@ export interface RunFinish extends RunCounters {
   finishedAt: string;
   checkpointAfter: string | null;
   error: string | null;
-  /** Gaps the repair found in the mirror and read (repair.ts); default 0. */
+  /** Gaps the repair found in the mirror and read (list/repair.ts); default 0. */
   gapsFound?: number | undefined;
   /** Bookings the repair added; default 0. */
   repaired?: number | undefined;
 }
 
-/**
- * Stores feed batches on another thread, so the writes overlap the next pages' fetching. Batches
- * are stored in the order sent, rows and progress in one transaction, as `commitFeedBatch` does.
- */
-export interface FeedPipe {
-  /**
-   * Hands a batch over and returns. One sent with `commit` false shares the transaction of the
-   * next committed one (the progress stored is the last batch's); the writer may commit it sooner,
-   * with its own progress, when no batch follows for a while. Blocks only while the writer is too
-   * far behind.
-   */
-  send(batch: FeedBatch, commit: boolean): void;
-  /**
-   * The counts of the batches committed since the last call; with `wait`, blocks until every sent
-   * batch is committed. Throws the walk's first failure, every time; batches the walk sends after
-   * a failed one are not stored.
-   */
-  settle(wait: boolean): UpsertCounts;
-  /** Starts a walk: an earlier walk's failure is behind it, and its unstored batches stay unstored. */
-  begin(): void;
+/** Which bookings `markUnlisted` judges after a complete reconcile pass. */
+export interface UnlistedScope {
+  /** The reconcile run that passed `listedBy: runId` with every page. */
+  runId: number;
+  /** When the pass began (ISO): bookings created or first seen later are not judged. */
+  startedAt: string;
+  /** The time recorded in `missing_since` (ISO). */
+  at: string;
+  /** Only bookings created at or after this time (ISO); default (or null) every booking. */
+  since?: string | null | undefined;
+  /** Only bookings of this source platform, when the pass was filtered by it; default all. */
+  sourcePlatform?: string | undefined;
 }
 
-/** The store as the feed walk sees it. */
+/** The mirror, as the core sees it. */
 export interface SyncStore {
+  /**
+   * Stores a page's rows with its progress. Pages are saved in order and made durable in order,
+   * never a page's rows without its progress; the store decides when it commits (see store/batch.ts).
+   */
+  save(page: PageWrite): UpsertCounts;
   /** The stream's checkpoint and unfinished walk (both null for a new stream). */
   readStream(stream: string): StreamState;
-  /** Stores a batch of pages and the walk's progress in one transaction. */
-  commitFeedBatch(batch: FeedBatch): UpsertCounts;
-  /** Optional: a writer thread for feed batches; when present the walk stores through it. */
-  feedPipe?(): FeedPipe;
+  /** A stream's checkpoint and stored progress, both null when never written. */
+  readProgress<T>(stream: string): { checkpoint: string | null; progress: T | null };
+  /** Bookings without details or with details older than their summary, newest first, at most `limit`. */
+  bookingsNeedingDetails(limit: number): Array<{ id: string; createdAt: string }>;
+  /** How many bookings the mirror holds; `excludeMissing` leaves out those reconcile marked missing. */
+  countBookings(filter?: { excludeMissing?: boolean | undefined }): number;
+  /** Bookings the mirror accounts for (rows not marked missing), created since a time. */
+  countAccounted(since?: string | null): number;
+  /** Which of `ids` the mirror has no row for (or only one marked missing). */
+  absentIds(ids: readonly string[]): string[];
+  /** Sets `missing_since` on bookings in scope the run did not list; returns how many were newly marked. */
+  markUnlisted(scope: UnlistedScope): number;
+  /** The distinct createdAt of the bookings `markUnlisted` would mark, newest first, at most `limit`. */
+  unlistedTimes(scope: UnlistedScope, limit: number): string[];
   /** Records the start of a run; returns its id. */
   startRun(run: RunStart): number;
-  /** Records how a run ended. */
+  /** Records how a run ended, once everything saved before it is durable. */
   finishRun(id: number, result: RunFinish): void;
+  /** Records a drift check's totals on a run. */
+  recordDrift(runId: number, sourceTotal: number, localTotal: number): void;
 }
 
 /** Time, as a parameter so tests set it instead of sleeping. */
@@ -211,12 +237,12 @@ export interface Logger {
   error(obj: object, msg?: string): void;
 }
 
-/** The world the core runs in. */
-export interface SyncDeps {
+/** The world the core runs in; `S` narrows the store to what a part of the core uses. */
+export interface SyncDeps<S = SyncStore> {
   api: PartnerApi;
-  store: SyncStore;
+  store: S;
   clock: Clock;
   logger: Logger;
-  /** Aborts in-flight requests; the walk stops after committing what it has. */
+  /** Aborts in-flight requests; the work stops after saving what it has. */
   signal: AbortSignal;
 }

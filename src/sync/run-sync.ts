@@ -1,17 +1,16 @@
 /**
- * One incremental sync run: the feed walk for the configured stream, then (when asked) the details
- * pass, then a drift check, recorded in `sync_runs`. Shared by the `sync` command and the daemon,
- * so both behave the same.
+ * One incremental sync run: the feed walk, the details pass (when asked), then a drift check, recorded
+ * in `sync_runs`. Shared by the `sync` command and the daemon, so both behave the same.
  */
-import { coerceError, isAbortError, wrapError } from "../errors.js";
+import { coerceError, wrapError } from "../errors.js";
 import { runLogFields, zeroCounters } from "./counters.js";
-import type { DetailStore, DriftStore, ListDeps, RepairStore } from "./detail-ports.js";
-import { type DetailsReport, emptyDetailsReport, fillDetails } from "./details.js";
-import { checkDrift, type Drift } from "./drift.js";
-import type { BookingType, RunStatus, SyncDeps, SyncStore } from "./ports.js";
-import { type RepairReport, repairMirror } from "./repair.js";
-import { readTieRun, type TieWindow } from "./ties.js";
-import { emptyTotals, streamName, syncStream, type WalkOptions, type WalkTotals } from "./walk.js";
+import { emptyTotals, streamName, syncStream, type WalkOptions, type WalkTotals } from "./feed/walk.js";
+import { type DetailsReport, emptyDetailsReport, fillDetails } from "./list/details.js";
+import { checkDrift, type Drift } from "./list/drift.js";
+import { type RepairReport, repairMirror } from "./list/repair.js";
+import { readTieRun, type TieWindow } from "./list/ties.js";
+import type { BookingType, SyncDeps } from "./ports.js";
+import { type RunEnd, recordRun } from "./run.js";
 
 export interface SyncOptions {
   /** Feed scope; undefined syncs all bookings. */
@@ -20,8 +19,6 @@ export interface SyncOptions {
   pageSize: number;
   /** Margin re-read below the checkpoint, seconds. */
   lookbackSeconds: number;
-  /** Pages per transaction at most; default 20. */
-  batchPages?: number;
   onPage?: WalkOptions["onPage"];
   /** After the walk, fill in details through list-bookings (details.ts); default false. */
   details?: boolean | undefined;
@@ -31,17 +28,9 @@ export interface SyncOptions {
   tieMaxPages?: number | undefined;
 }
 
-export interface SyncReport extends WalkTotals {
-  runId: number;
+export interface SyncReport extends WalkTotals, RunEnd {
   stream: string;
-  status: Exclude<RunStatus, "running">;
   checkpointBefore: string | null;
-  checkpointAfter: string | null;
-  startedAt: string;
-  finishedAt: string;
-  durationMs: number;
-  /** Why the run failed; undefined on success. */
-  error?: Error | undefined;
   /** The details pass's share of the counters, when it ran. */
   details?: DetailsReport | undefined;
   /** The drift check's totals, when it ran and succeeded. */
@@ -50,101 +39,62 @@ export interface SyncReport extends WalkTotals {
   repair?: RepairReport | undefined;
 }
 
-/** A store that can also serve the details pass, the drift check and the repair (the real `Store` can). */
-export type FullSyncStore = SyncStore & DetailStore & DriftStore & RepairStore;
-
-/**
- * Runs one sync. Never throws for a failed sync: the report says `failed` and carries the error.
- * The details pass and the drift check need a store with the list ports (`FullSyncStore`); a store
- * with only the feed port (the walk's fakes) skips the drift check.
- */
+/** Runs one sync. Never throws for a failed sync: the report says `failed` and carries the error. */
 export async function runSync(deps: SyncDeps, options: SyncOptions): Promise<SyncReport> {
-  const { store, clock, logger, signal } = deps;
+  const { store } = deps;
   const stream = streamName(options.bookingType);
-  const started = clock.now();
   const checkpointBefore = store.readStream(stream).checkpoint;
-  const runId = store.startRun({ kind: "sync", stream, startedAt: started.toISOString(), checkpointBefore });
   const totals = emptyTotals();
-  let status: SyncReport["status"] = "success";
-  let error: Error | undefined;
-  const listStore = listPorts(store);
-  const readTie = listStore
-    ? ({ from, to, known }: TieWindow) =>
-        readTieRun(
-          { ...deps, store: listStore },
-          { from, to },
-          {
-            pageSize: options.pageSize,
-            bookingType: options.bookingType,
-            maxPages: options.tieMaxPages,
-            known,
-          },
-          totals,
-        )
-    : undefined;
-  try {
-    await syncStream(
-      deps,
-      {
-        stream,
-        bookingType: options.bookingType,
-        pageSize: options.pageSize,
-        lookbackMs: options.lookbackSeconds * 1000,
-        startedAt: started,
-        batchPages: options.batchPages,
-        onPage: options.onPage,
-        readTie,
-      },
-      totals,
-    );
-  } catch (err) {
-    error = coerceError(err);
-    status = signal.aborted && isAbortError(err) ? "aborted" : "failed";
-  }
-  const extra = status === "success" ? await afterWalk(deps, options, runId, totals) : {};
-  if (extra.error) {
-    error = extra.error;
-    status = signal.aborted && isAbortError(extra.error) ? "aborted" : "failed";
-  } else if (
-    status === "success" &&
-    totals.tieOverflows.length > 0 &&
-    !(extra.repair && extra.repair.shortfall <= 0)
-  ) {
-    // The walk stepped past a run it could not read; only a repair that left no shortfall vouches for it.
-    status = "failed";
-    error = new Error(
-      `repair: a tie run at ${totals.tieOverflows.join(", ")} could not be read whole, and the repair could not show the mirror complete; the next run's repair goes on`,
-    );
-  }
-  const finished = clock.now();
-  const checkpointAfter = store.readStream(stream).checkpoint;
-  const message = error ? error.message : null;
-  store.finishRun(runId, {
-    ...totals,
-    status,
-    finishedAt: finished.toISOString(),
-    checkpointAfter,
-    error: totals.tieOverflows.length ? joinNote(message, totals.tieOverflows) : message,
-    gapsFound: extra.repair?.gaps,
-    repaired: extra.repair?.repaired,
-  });
-  const report: SyncReport = {
-    ...totals,
-    runId,
+  let extra: AfterWalk = {};
+  const spec = {
+    kind: "sync",
     stream,
-    status,
     checkpointBefore,
-    checkpointAfter,
-    startedAt: started.toISOString(),
-    finishedAt: finished.toISOString(),
-    durationMs: finished.getTime() - started.getTime(),
-    error,
-    details: extra.details,
-    drift: extra.drift,
-    repair: extra.repair,
-  };
-  logRun(logger, report);
+    counters: totals,
+    checkpointAfter: () => store.readStream(stream).checkpoint,
+    finish: ({ error }: { error: Error | undefined }) => ({
+      error: totals.tieOverflows.length
+        ? joinNote(error?.message ?? null, totals.tieOverflows)
+        : (error?.message ?? null),
+      gapsFound: extra.repair?.gaps,
+      repaired: extra.repair?.repaired,
+    }),
+  } as const;
+  const end = await recordRun(deps, spec, async (runId, startedAt) => {
+    await syncStream(deps, walkOptions(deps, options, stream, new Date(startedAt), totals), totals);
+    extra = await afterWalk(deps, options, runId, totals);
+    if (extra.error) throw extra.error;
+    // The walk stepped past a run it could not read; only a repair that left no shortfall vouches for it.
+    if (totals.tieOverflows.length > 0 && !(extra.repair && extra.repair.shortfall <= 0))
+      throw new Error(
+        `repair: a tie run at ${totals.tieOverflows.join(", ")} could not be read whole, and the repair could not show the mirror complete; the next run's repair goes on`,
+      );
+  });
+  const { details, drift, repair } = extra;
+  const report: SyncReport = { ...totals, ...end, stream, checkpointBefore, details, drift, repair };
+  logRun(deps.logger, report);
   return report;
+}
+
+/** The walk's options: the stream, and tie runs read through list-bookings (list/ties.ts). */
+function walkOptions(
+  deps: SyncDeps,
+  options: SyncOptions,
+  stream: string,
+  startedAt: Date,
+  totals: WalkTotals,
+): WalkOptions {
+  const { pageSize, bookingType } = options;
+  return {
+    stream,
+    bookingType,
+    pageSize,
+    lookbackMs: options.lookbackSeconds * 1000,
+    startedAt,
+    onPage: options.onPage,
+    readTie: ({ from, to, known }: TieWindow) =>
+      readTieRun(deps, { from, to }, { pageSize, bookingType, maxPages: options.tieMaxPages, known }, totals),
+  };
 }
 
 // The run's booking counts stay the feed's, so "new" means new bookings; the details pass's own
@@ -160,18 +110,12 @@ async function afterWalk(
   runId: number,
   totals: WalkTotals,
 ): Promise<AfterWalk> {
-  const store = listPorts(deps.store);
   const out: AfterWalk = {};
   if (options.details) {
-    if (!store) return { error: new Error("details: this store cannot store full records") };
     const details = emptyDetailsReport();
     out.details = details;
     try {
-      await fillDetails(
-        { ...deps, store },
-        { pageSize: options.pageSize, maxPages: options.detailsMaxPages },
-        details,
-      );
+      await fillDetails(deps, { pageSize: options.pageSize, maxPages: options.detailsMaxPages }, details);
     } catch (err) {
       out.error = wrapError("details", err);
     }
@@ -179,9 +123,9 @@ async function afterWalk(
     if (out.error) return out;
   }
   // list-bookings cannot filter by booking type, so a typed stream has nothing to compare with.
-  if (!store || options.bookingType !== undefined) return out;
+  if (options.bookingType !== undefined) return out;
   try {
-    out.drift = await checkDrift({ ...deps, store }, runId);
+    out.drift = await checkDrift(deps, runId);
     totals.requests += out.drift.attempts;
     totals.retries += out.drift.attempts - 1;
   } catch (err) {
@@ -189,7 +133,7 @@ async function afterWalk(
     return out;
   }
   try {
-    out.repair = await repairAfter({ ...deps, store }, options, out.drift.sourceTotal, totals);
+    out.repair = await repairAfter(deps, options, out.drift.sourceTotal, totals);
   } catch (err) {
     out.error = wrapError("repair", err);
   }
@@ -197,12 +141,11 @@ async function afterWalk(
 }
 
 /**
- * Repairs the mirror when the source holds more than it accounts for. Leaving the budget spent
- * with bookings still missing fails the run (the next one goes on); a shortfall no page explains
- * (a total that counts what the source does not serve) is only reported.
+ * Repairs the mirror when the source holds more than it accounts for. A spent budget fails the run
+ * (the next one goes on); a shortfall no page explains is only reported.
  */
 async function repairAfter(
-  deps: ListDeps<FullSyncStore>,
+  deps: SyncDeps,
   options: SyncOptions,
   sourceTotal: number,
   totals: WalkTotals,
@@ -223,20 +166,6 @@ async function repairAfter(
   else if (report.end === "repaired")
     deps.logger.warn(fields, "repair: the mirror lacked bookings the source serves; stored them");
   return report;
-}
-
-function listPorts(store: SyncStore): FullSyncStore | undefined {
-  const s = store as Partial<FullSyncStore>;
-  const has = [
-    s.commitDetailBatch,
-    s.bookingsNeedingDetails,
-    s.readProgress,
-    s.countBookings,
-    s.recordDrift,
-    s.countAccounted,
-    s.absentIds,
-  ];
-  return has.every((f) => typeof f === "function") ? (store as FullSyncStore) : undefined;
 }
 
 function joinNote(message: string | null, ties: string[]): string {

@@ -1,23 +1,11 @@
 /**
- * In-memory fakes of the core's ports, for the pure walk only. The real adapters are tested for
- * real (SQLite files, HTTP); these exist so a property test can run thousands of walks quickly.
+ * In-memory fakes of the core's ports: a feed over an in-memory source, a clock, a logger. The
+ * store is always the real one (a SQLite file); these exist so a property test can run thousands
+ * of walks quickly.
  */
 import type { SummaryBooking } from "../../src/api/schemas.js";
-import type {
-  Checked,
-  Clock,
-  FeedBatch,
-  FeedPage,
-  FeedQuery,
-  Logger,
-  PartnerApi,
-  RunFinish,
-  RunStart,
-  StreamState,
-  SyncStore,
-  UpsertCounts,
-} from "../../src/sync/ports.js";
-import { instantOf } from "../../src/sync/window.js";
+import { instantOf } from "../../src/sync/feed/window.js";
+import type { Checked, Clock, FeedPage, FeedQuery, Logger, PartnerApi } from "../../src/sync/ports.js";
 
 export interface SourceBooking {
   id: string;
@@ -63,54 +51,6 @@ function checked(b: SourceBooking): Checked<SummaryBooking> {
     createdAt,
     at: instantOf(createdAt),
     record: raw as unknown as SummaryBooking,
-    raw,
-  };
-}
-
-/** A store whose commits are atomic; `killAfter` commits, every later commit throws (a dead process). */
-export function fakeStore(killAfter = Number.POSITIVE_INFINITY): SyncStore & {
-  rows: Map<string, string>;
-  streams: Map<string, StreamState>;
-  revive(): void;
-} {
-  let commits = 0;
-  let dead = false;
-  const rows = new Map<string, string>();
-  const streams = new Map<string, StreamState>();
-  return {
-    rows,
-    streams,
-    revive() {
-      dead = false;
-      commits = 0;
-      killAfter = Number.POSITIVE_INFINITY;
-    },
-    readStream: (stream) => structuredClone(streams.get(stream) ?? { stream, checkpoint: null, walk: null }),
-    commitFeedBatch(batch: FeedBatch): UpsertCounts {
-      if (dead || commits++ >= killAfter) {
-        dead = true;
-        throw new Error("process killed");
-      }
-      const counts = { inserted: 0, updated: 0, unchanged: 0, rejected: batch.rejects.length };
-      for (const b of batch.bookings) {
-        const json = JSON.stringify(b.raw);
-        const had = rows.get(b.id);
-        if (had === undefined) counts.inserted++;
-        else if (had !== json) counts.updated++;
-        else counts.unchanged++;
-        rows.set(b.id, json);
-      }
-      const prev = streams.get(batch.stream)?.checkpoint ?? null;
-      const next = batch.checkpoint && (!prev || batch.checkpoint > prev) ? batch.checkpoint : prev;
-      streams.set(batch.stream, {
-        stream: batch.stream,
-        checkpoint: next,
-        walk: structuredClone(batch.walk),
-      });
-      return counts;
-    },
-    startRun: (_run: RunStart) => 1,
-    finishRun: (_id: number, _result: RunFinish) => {},
   };
 }
 

@@ -38,7 +38,6 @@ export interface Harness {
 export async function harness(
   options: SimulatorOptions & {
     pageSize?: number;
-    writerThread?: boolean;
     /** Wraps the real client, e.g. to change the source between two requests. */
     wrapApi?: (api: PartnerApi) => PartnerApi;
   } = {},
@@ -46,7 +45,7 @@ export async function harness(
   const dir = mkdtempSync(join(tmpdir(), "booking-sync-"));
   const dbPath = join(dir, "bookings.db");
   const sim = await startSimulator({ seed: 11, ...options });
-  const store = openStore(dbPath, { writerThread: options.writerThread ?? false });
+  const store = openStore(dbPath);
   const logger = memoryLogger();
   const api = createApiClient({
     baseUrl: sim.url,

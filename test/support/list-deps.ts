@@ -7,8 +7,7 @@ import { expect } from "vitest";
 import { createApiClient } from "../../src/api/client.js";
 import { systemClock } from "../../src/app.js";
 import type { Store } from "../../src/store/index.js";
-import type { ListDeps } from "../../src/sync/detail-ports.js";
-import type { PartnerApi } from "../../src/sync/ports.js";
+import type { PartnerApi, SyncDeps } from "../../src/sync/ports.js";
 import type { Harness } from "./harness.js";
 
 export interface DepsOptions {
@@ -18,7 +17,7 @@ export interface DepsOptions {
 }
 
 /** The real client (fast backoff) and the harness's store, clock and logger. */
-export function listDeps(h: Harness, o: DepsOptions = {}): ListDeps<Store> & { api: PartnerApi } {
+export function listDeps(h: Harness, o: DepsOptions = {}): SyncDeps<Store> & { api: PartnerApi } {
   const api = createApiClient({
     baseUrl: h.sim.url,
     token: "sim-token",

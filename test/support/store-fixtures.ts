@@ -12,7 +12,7 @@ import {
   summaryBookingSchema,
 } from "../../src/api/schemas.js";
 import { readSourceTime } from "../../src/api/times.js";
-import type { Checked, FeedBatch } from "../../src/sync/ports.js";
+import type { BookingType, Checked, PageWrite, Reject, WalkProgress } from "../../src/sync/ports.js";
 
 type Ok<T> = Extract<Checked<T>, { ok: true }>;
 
@@ -123,13 +123,13 @@ export function fullRaw(i: number, overrides: Record<string, unknown> = {}): Rec
 /** A validated summary, as the API client hands it to the core. */
 export function okSummary(raw: Record<string, unknown>): Ok<SummaryBooking> {
   const record = summaryBookingSchema.parse(raw);
-  return { ok: true, id: record._id, ...times(record.createdAt), record, raw };
+  return { ok: true, id: record._id, ...times(record.createdAt), record: raw as SummaryBooking };
 }
 
 /** A validated full record. */
 export function okFull(raw: Record<string, unknown>): Ok<FullBooking> {
   const record = fullBookingSchema.parse(raw);
-  return { ok: true, id: record._id, ...times(record.createdAt), record, raw };
+  return { ok: true, id: record._id, ...times(record.createdAt), record: raw as FullBooking };
 }
 
 function times(text: string): { createdAt: string; at: string } {
@@ -138,11 +138,37 @@ function times(text: string): { createdAt: string; at: string } {
   return { createdAt: time.createdAt, at: time.instant };
 }
 
-/** A feed batch for stream `feed` with no walk in progress, read at `syncedAt`. */
+/** What a feed page may carry besides its records; the walk's progress is that of stream `feed`. */
+export interface FeedExtra {
+  stream?: string;
+  walk?: WalkProgress | null;
+  checkpoint?: string;
+  bookingType?: BookingType;
+  rejects?: Reject[];
+}
+
+/** A feed page for stream `feed` (no walk in progress unless given), read at `syncedAt`. */
 export function feedBatch(
-  bookings: Array<Ok<SummaryBooking>>,
+  records: Array<Ok<SummaryBooking>>,
   syncedAt: string,
-  extra: Partial<FeedBatch> = {},
-): FeedBatch {
-  return { stream: "feed", bookings, rejects: [], walk: null, syncedAt, ...extra };
+  extra: FeedExtra = {},
+): Extract<PageWrite, { source: "feed" }> {
+  const { stream = "feed", walk = null, checkpoint, bookingType, rejects = [] } = extra;
+  return {
+    source: "feed",
+    records,
+    rejects,
+    bookingType,
+    progress: { stream, value: walk, checkpoint },
+    syncedAt,
+  };
+}
+
+/** A list page, read at `syncedAt`. */
+export function listBatch(
+  records: Array<Ok<FullBooking>>,
+  syncedAt: string,
+  extra: Partial<Extract<PageWrite, { source: "list" }>> = {},
+): Extract<PageWrite, { source: "list" }> {
+  return { source: "list", records, rejects: [], syncedAt, ...extra };
 }

@@ -1,0 +1,79 @@
+/** How each HTTP attempt reaches metrics and the log (attempts at trace, retries at warn), token scrubbed. */
+import { ApiError } from "../errors.js";
+import type { Logger } from "../sync/ports.js";
+import type { Endpoint } from "./response.js";
+import type { FailedAttempt, RetryPolicy } from "./retry.js";
+
+/** One HTTP attempt, as seen by metrics. */
+export interface RequestEvent {
+  endpoint: Endpoint;
+  /** "ok": a valid page; "retry": a transient failure another attempt follows; "error": the call gives up. */
+  outcome: "ok" | "retry" | "error";
+  /** HTTP status, or undefined when no response arrived (network error, timeout, abort). */
+  status: number | undefined;
+  /** Wall time of the attempt, in ms. */
+  durationMs: number;
+  /** 1-based attempt number within the call. */
+  attempt: number;
+}
+
+/** A logger that may also take one `trace` line per attempt. */
+export type AttemptLogger = Logger & { trace?: (obj: object, msg?: string) => void };
+
+/** What observing an attempt needs from the client. */
+export interface ObserveCtx {
+  /** Removes the token from any text that leaves the client. */
+  scrub: (text: string) => string;
+  policy: Pick<RetryPolicy, "maxRetries">;
+  options: {
+    onRequest?: ((event: RequestEvent) => void) | undefined;
+    logger?: AttemptLogger | undefined;
+  };
+  /** No request starts before this (performance.now() ms): the API's request to slow down holds for all. */
+  pausedUntil: number;
+}
+
+/**
+ * Reports a failed attempt and logs the retry, if one follows. A 429 or Retry-After pauses every
+ * request of the client: the limit is the API's, not the page's.
+ */
+export function reportFailure(
+  ctx: ObserveCtx,
+  endpoint: Endpoint,
+  query: Record<string, string>,
+  f: FailedAttempt,
+  durationMs: number,
+): void {
+  const status = f.error instanceof ApiError ? f.error.status : undefined;
+  const asksForTime = status === 429 || (f.error instanceof ApiError && f.error.retryAfterMs !== undefined);
+  if (f.willRetry && asksForTime) ctx.pausedUntil = Math.max(ctx.pausedUntil, performance.now() + f.waitMs);
+  const cause = ctx.scrub(f.error instanceof Error ? f.error.message : String(f.error));
+  observe(
+    ctx,
+    query,
+    { endpoint, outcome: f.willRetry ? "retry" : "error", status, durationMs, attempt: f.attempt },
+    cause,
+  );
+  if (!f.willRetry) return;
+  // At warn, so a host that does not answer is not minutes of silence at the default level.
+  const waitS = Math.round(f.waitMs / 100) / 10;
+  ctx.options.logger?.warn(
+    { endpoint, attempt: f.attempt, maxRetries: ctx.policy.maxRetries, status, cause, waitMs: f.waitMs },
+    `partner API request failed (${cause}); retry ${f.attempt} of ${ctx.policy.maxRetries} in ${waitS}s`,
+  );
+}
+
+/** Reports an attempt to metrics and logs it at trace (the query holds no secret). */
+export function observe(
+  ctx: ObserveCtx,
+  query: Record<string, string>,
+  event: RequestEvent,
+  cause?: string,
+): void {
+  ctx.options.onRequest?.(event);
+  const durationMs = Math.round(event.durationMs * 10) / 10;
+  ctx.options.logger?.trace?.(
+    { method: "GET", ...event, durationMs, query, ...(cause === undefined ? {} : { cause }) },
+    `GET ${event.endpoint} ${event.status ?? "(no response)"} in ${durationMs} ms`,
+  );
+}

@@ -1,0 +1,55 @@
+/**
+ * How a setting's text becomes a typed value (README, "Configuration"): whole numbers are digits only,
+ * booleans and choices are words in any case, none with spaces around; free text is trimmed.
+ */
+import cron from "node-cron";
+import { z } from "zod";
+
+const exactSchemas = new WeakSet<z.ZodType>();
+/** Marks a schema of the rule above (the outermost one): `loadConfig` hands it the value untrimmed. */
+export function exact<T extends z.ZodType>(schema: T): T {
+  exactSchemas.add(schema);
+  return schema;
+}
+/** Whether a value for `schema` is read exactly as written (no trimming). */
+export function isExact(schema: z.ZodType): boolean {
+  return exactSchemas.has(schema);
+}
+
+const digits = z
+  .string()
+  .regex(/^-?\d+$/)
+  .transform(Number);
+/** A whole number from `min` to `max`, written in digits (a number given as such passes too). */
+export const int = (min: number, max: number) =>
+  exact(z.union([z.number(), digits]).pipe(z.number().int().min(min).max(max)));
+const BOOLEAN_WORDS = { true: true, yes: true, "1": true, false: false, no: false, "0": false } as const;
+/** true/false, yes/no, 1/0 in any letter case (or a flag's own boolean). */
+export const bool = exact(
+  z.union([
+    z.boolean(),
+    z
+      .string()
+      .transform((s) => s.toLowerCase())
+      .pipe(z.enum(Object.keys(BOOLEAN_WORDS) as [keyof typeof BOOLEAN_WORDS]))
+      .transform((w) => BOOLEAN_WORDS[w]),
+  ]),
+);
+/** One of `words` in any letter case, returned as listed (all of one case: upper or lower). */
+export const choice = <const T extends readonly [string, ...string[]]>(words: T) => {
+  const upper = words.every((w) => w === w.toUpperCase());
+  return exact(
+    z
+      .string()
+      .transform((s) => (upper ? s.toUpperCase() : s.toLowerCase()))
+      .pipe(z.enum(words)),
+  );
+};
+/** An http(s) URL, without trailing slashes. */
+export const httpUrl = z
+  .string()
+  .url()
+  .refine((s) => /^https?:\/\//.test(s))
+  .transform((s) => s.replace(/\/+$/, ""));
+/** A cron expression node-cron accepts. */
+export const cronExpr = z.string().refine((s) => cron.validate(s));

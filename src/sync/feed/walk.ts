@@ -1,0 +1,189 @@
+/**
+ * The feed walk: from the newest booking back to the checkpoint minus the lookback, each page saved
+ * with the progress after it so a killed run resumes. The checkpoint is capped at the walk's start
+ * so a server clock ahead of ours cannot push it into the future.
+ */
+
+import { setImmediate as nextTurn } from "node:timers/promises";
+import { ApiError, coerceError, isAbortError } from "../../errors.js";
+import { countPage, zeroCounters } from "../counters.js";
+import type { TieRead, TieWindow } from "../list/ties.js";
+import type { BookingType, RunCounters, SyncDeps, WalkProgress } from "../ports.js";
+import { advance, type Request } from "./advance.js";
+import { pageSaver } from "./save-page.js";
+import { cursorFor, instantOf, millisOf, minOf, shift } from "./window.js";
+
+export interface WalkOptions {
+  /** Stream name in `sync_state`, e.g. `feed` or `feed:IN`. */
+  stream: string;
+  bookingType?: BookingType | undefined;
+  /** Bookings per request, 1–100. */
+  pageSize: number;
+  /** Margin re-read below the checkpoint, ms. */
+  lookbackMs: number;
+  /** The run's start; a new walk's checkpoint never moves past it. Default: when the walk starts. */
+  startedAt?: Date | undefined;
+  /** Called after each page is read (for progress bars and tests). */
+  onPage?: (event: { stream: string; pages: number; records: number; upTo: string | null }) => void;
+  /** Reads a tie run the feed cannot page through (ties.ts); without it the run is only reported. */
+  readTie?: ((window: TieWindow) => Promise<TieRead>) | undefined;
+}
+
+/** Counters of a whole sync, plus the tie runs the feed could not page through. */
+export interface WalkTotals extends RunCounters {
+  /** Tie runs (createdAt) nothing read whole: some of their bookings may be missing. */
+  tieOverflows: string[];
+  /** Tie runs the feed could not page through that `readTie` read whole. */
+  tiesRead: string[];
+}
+
+export function emptyTotals(): WalkTotals {
+  return { ...zeroCounters(), tieOverflows: [], tiesRead: [] };
+}
+
+/** The stream's name for a booking-type scope. */
+export function streamName(bookingType: BookingType | undefined): string {
+  return bookingType ? `feed:${bookingType}` : "feed";
+}
+
+/**
+ * Brings one stream up to date: finishes an unfinished walk, then walks down to the checkpoint.
+ * Throws when a page cannot be read or makes no sense; what was read stays, the checkpoint unmoved.
+ */
+export async function syncStream(deps: SyncDeps, options: WalkOptions, totals: WalkTotals): Promise<void> {
+  const state = deps.store.readStream(options.stream);
+  if (state.walk) {
+    const saved = resumable(state.walk);
+    deps.logger.info(
+      { stream: options.stream, upTo: saved.upTo, pages: saved.pages },
+      "resuming the unfinished walk",
+    );
+    await walk(deps, options, saved, totals);
+  }
+  const { checkpoint } = deps.store.readStream(options.stream);
+  const fresh: WalkProgress = {
+    startedAt: (options.startedAt ?? deps.clock.now()).toISOString(),
+    floor: checkpoint ? instantOf(shift(checkpoint, -options.lookbackMs)) : null,
+    upTo: null,
+    anchor: null,
+    fallback: null,
+    top: null,
+    pages: 0,
+  };
+  await walk(deps, options, fresh, totals);
+}
+
+/** A saved walk, including one saved by an earlier version (millisecond `cursor`, no anchor). */
+function resumable(saved: WalkProgress & { cursor?: string | null }): WalkProgress {
+  const upTo = saved.upTo ?? saved.cursor ?? null;
+  return {
+    startedAt: saved.startedAt,
+    floor: saved.floor === null ? null : instantOf(saved.floor),
+    upTo: upTo === null ? null : instantOf(upTo),
+    anchor: saved.anchor ?? null,
+    fallback: saved.fallback ?? null,
+    top: saved.top === null ? null : instantOf(saved.top),
+    pages: saved.pages,
+  };
+}
+async function walk(deps: SyncDeps, options: WalkOptions, start: WalkProgress, totals: WalkTotals) {
+  const { api, logger, signal } = deps;
+  const progress: WalkProgress = { ...start };
+  const save = pageSaver(deps, options, totals);
+  const request = (upTo: string | null, again = false): Request => {
+    const cursor = cursorFor(upTo);
+    const page = api.fetchRecent(
+      { limit: options.pageSize, cursor, bookingType: options.bookingType },
+      signal,
+    );
+    page.catch(() => {}); // awaited below; this only keeps a prefetch that fails early from being "unhandled"
+    return { upTo, cursor, page, again };
+  };
+  let current = request(progress.upTo);
+  for (;;) {
+    const page = await current.page;
+    countPage(totals, page.attempts);
+    const step = advance(progress, current, page, options, logger);
+    if (step === "again") {
+      current = request(current.upTo, true);
+      continue;
+    }
+    if (typeof step === "object" && "refused" in step) {
+      // Its progress (a walk starting over) commits with the pages read before it.
+      if (step.restart) save({ records: [] }, { ...progress });
+      throw new Error(step.refused);
+    }
+    const done = step === "done";
+    if (!done) {
+      current = request(progress.upTo);
+      // The client sends a request on a later turn of the event loop: let it go before the save.
+      await nextTurn();
+    }
+    // Before the page is saved: its progress is past the run, so it must not be stored first.
+    if (typeof step === "object") {
+      const below = await settleTie(step, options, totals, logger);
+      // The feed's next page must serve again the booking the list showed below the run.
+      if (below) progress.anchor = { at: below.at, ids: [below.id] };
+    }
+    save(page, done ? null : { ...progress }, done ? checkpointOf(progress) : undefined);
+    options.onPage?.({
+      stream: options.stream,
+      pages: progress.pages,
+      records: page.records.length,
+      upTo: progress.upTo,
+    });
+    if (done) return;
+  }
+}
+
+/** Has a tie run read through `readTie`, or reports it as possibly incomplete. */
+async function settleTie(
+  window: TieWindow,
+  options: WalkOptions,
+  totals: WalkTotals,
+  logger: SyncDeps["logger"],
+): Promise<{ id: string; at: string } | undefined> {
+  const where = {
+    stream: options.stream,
+    createdAt: window.from,
+    ...(window.to !== window.from ? { to: window.to } : {}),
+  };
+  const times = window.to === window.from ? [window.from] : [window.from, window.to];
+  let read: TieRead = { complete: false, why: "the feed cannot page within it" };
+  if (options.readTie) {
+    try {
+      read = await options.readTie(window);
+    } catch (err) {
+      // A transient failure fails the sync, which resumes here; one no run can fix would fail every
+      // sync, so the run is reported instead and the walk goes on.
+      if (isAbortError(err) || (err instanceof ApiError && err.retryable)) throw err;
+      read = { complete: false, why: `list-bookings failed: ${coerceError(err).message}` };
+    }
+  }
+  if (read.complete) {
+    totals.tiesRead.push(...times);
+    logger.info(
+      where,
+      "a full feed page of bookings shares one createdAt; read the rest of them through list-bookings",
+    );
+    return read.below;
+  }
+  // A typed stream has no repair behind it (list-bookings cannot count one type), so what it
+  // could not read stops the walk here, before its position passes the run.
+  if (options.bookingType)
+    throw new Error(
+      `walk ${options.stream}: a full page of bookings shares ${window.from} and the rest of them could not be read (${read.why}); stopped with the checkpoint unmoved`,
+    );
+  totals.tieOverflows.push(...times);
+  logger.warn(
+    { ...where, why: read.why },
+    "a full page of bookings shares one createdAt and the rest of them could not be read; some may be missing until the repair finds them",
+  );
+  return undefined;
+}
+
+/** The checkpoint a finished walk records: the newest createdAt seen, never past the walk's start. */
+function checkpointOf(progress: WalkProgress): string | undefined {
+  if (progress.top === null) return undefined;
+  return millisOf(minOf([progress.top, instantOf(progress.startedAt)]));
+}

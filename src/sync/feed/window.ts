@@ -1,0 +1,177 @@
+/**
+ * The feed walk's decision after each page, pure so its edge cases can be tested in a table. The
+ * cursor is the next whole millisecond after `upTo`, so a `<` and a `<=` server both serve everything
+ * at or before it; the next page must serve the anchor again, proving nothing lies between. Nothing
+ * trusts `hasMore` where records disagree, nor `nextCursor` at all.
+ */
+
+/** Bookings at one instant that a following page must serve again. */
+export interface Anchor {
+  /** The instant (nine fraction digits). */
+  at: string;
+  /** Some of the `_id`s seen at it (a page's worth at most). */
+  ids: string[];
+}
+
+/** A checked record as the walk sees it: its id and its full-precision time. */
+export interface Timed {
+  id: string;
+  at: string;
+}
+
+export interface PageFacts {
+  /** The walk's position the request was made for (null for the newest page). */
+  upTo: string | null;
+  /** The position the previous page set, to be confirmed by this one; null when none is owed. */
+  anchor: Anchor | null;
+  /** The fallback if this page does not confirm the anchor. */
+  fallback: Anchor | null;
+  /** Requested page size. */
+  limit: number;
+  /** Valid records, in page order. */
+  records: Timed[];
+  /** Records on the page, quarantined ones included. */
+  count: number;
+  /** Ids of the quarantined records that had one: their place still confirms an anchor. */
+  rejectIds?: readonly string[] | undefined;
+  /** Why the first quarantined record was, if any: said when a page has no valid one. */
+  rejectReason?: string | undefined;
+  hasMore: boolean;
+  /** The walk stops once a page reaches below this instant; null walks to the end. */
+  floor: string | null;
+}
+
+export type Step =
+  /** The walk is complete. */
+  | { kind: "done"; reason: "end" | "floor" }
+  /** Read on from `upTo`; the next page must confirm `anchor`, else fall back to `fallback`. */
+  | { kind: "next"; upTo: string; anchor: Anchor; fallback: Anchor | null }
+  /** The page did not confirm the anchor: ask again from the fallback, which must be confirmed. */
+  | { kind: "fall-back"; upTo: string; anchor: Anchor; missing: Anchor }
+  /** A full page only of the milliseconds `from` to `to`: the feed cannot page within them. */
+  | { kind: "tie"; from: string; to: string; upTo: string }
+  /** The source answered something the walk cannot make sense of. */
+  | { kind: "refuse"; message: string; retry: boolean };
+
+/** The cursor to send for a position: the next whole millisecond after it. */
+export function cursorFor(upTo: string | null): string | undefined {
+  if (upTo === null) return undefined;
+  return shift(millisOf(upTo), 1);
+}
+
+/** Decides what follows a page. Pure: same facts, same step. */
+export function nextStep(f: PageFacts): Step {
+  const { records } = f;
+  if (f.count === 0 && f.hasMore)
+    return refuse("the feed answered an empty page that claims more (hasMore: true)", true);
+  // A page that ends above the anchor (a tie it cannot reach past) can neither confirm nor
+  // refute it: the anchor waits for the next page. An empty one refutes it.
+  const anchor = f.anchor;
+  const above = anchor !== null && records.length > 0 && records.every((r) => r.at > anchor.at);
+  if (anchor !== null && !above && !confirms(records, f.rejectIds ?? [], anchor)) {
+    if (f.fallback === null)
+      return refuse(
+        `the feed did not serve again the bookings at ${anchor.at} (${anchor.ids.slice(0, 3).join(", ")}) that its previous page ended with: its times or its order are inconsistent`,
+        false,
+      );
+    return { kind: "fall-back", upTo: f.fallback.at, anchor: f.fallback, missing: anchor };
+  }
+  if (f.count === 0) return { kind: "done", reason: "end" };
+  const short = f.count < f.limit && !f.hasMore;
+  if (records.length === 0) {
+    if (short) return { kind: "done", reason: "end" };
+    const why = f.rejectReason ? ` (${f.rejectReason})` : "";
+    return refuse(`the feed answered ${f.count} records and none has a valid createdAt${why}`, false);
+  }
+  const last = records[records.length - 1] as Timed;
+  const beforeLast = records[records.length - 2];
+  const end = beforeLast !== undefined && beforeLast.at < last.at ? beforeLast.at : last.at;
+  if (f.floor !== null && belowFloor(records, f.floor)) return { kind: "done", reason: "floor" };
+  // A short last page is believed once the next one, asked from its end, brings nothing older: a
+  // server that caps the page size and says `hasMore: false` would otherwise end every walk.
+  if (f.upTo !== null && end >= f.upTo && short) return { kind: "done", reason: "end" };
+  if (f.upTo === null || end < f.upTo) {
+    const higher = nextUp(records, end, f.upTo);
+    return {
+      kind: "next",
+      upTo: end,
+      anchor: anchorAt(records, end),
+      fallback: higher === null ? null : anchorAt(records, higher),
+    };
+  }
+  // An inclusive server re-serves the cursor's own millisecond, so a tie can span two of them.
+  const from = millisOf(f.upTo);
+  const to = maxOf(records.map((r) => millisOf(r.at))) as string;
+  if (records.every((r) => r.at >= instantOf(from)) && to <= (cursorFor(f.upTo) as string))
+    return { kind: "tie", from, to, upTo: justBefore(from) };
+  return refuse(
+    `the feed answered cursor ${cursorFor(f.upTo)} with ${f.count} records, none older than ${f.upTo} (newest ${maxOf(records.map((r) => r.at))})`,
+    true,
+  );
+}
+
+function refuse(message: string, retry: boolean): Step {
+  return { kind: "refuse", message, retry };
+}
+
+function confirms(records: readonly Timed[], rejectIds: readonly string[], anchor: Anchor): boolean {
+  const ids = new Set(anchor.ids);
+  return records.some((r) => ids.has(r.id)) || rejectIds.some((id) => ids.has(id));
+}
+
+/** Whether a record below the floor has neighbours on both sides that agree with its place. */
+function belowFloor(records: readonly Timed[], floor: string): boolean {
+  for (let i = 1; i + 1 < records.length; i++) {
+    const t = (records[i] as Timed).at;
+    if (t < floor && (records[i - 1] as Timed).at >= t && t >= (records[i + 1] as Timed).at) return true;
+  }
+  return false;
+}
+
+/** The page's next time up from `end` (below `upTo`): where to fall back to. */
+function nextUp(records: readonly Timed[], end: string, upTo: string | null): string | null {
+  let best: string | null = null;
+  for (const { at } of records)
+    if (at > end && (upTo === null || at < upTo) && (best === null || at < best)) best = at;
+  return best;
+}
+
+function anchorAt(records: readonly Timed[], at: string): Anchor {
+  const ids: string[] = [];
+  for (const r of records) if (r.at === at) ids.push(r.id);
+  return { at, ids };
+}
+
+/** The millisecond an instant falls in (`toISOString()` form). */
+export function millisOf(instant: string): string {
+  return /\.\d{9}Z$/.test(instant) ? `${instant.slice(0, -7)}Z` : instant;
+}
+
+/** A millisecond time (`toISOString()` form) as an instant; an instant is returned as it is. */
+export function instantOf(time: string): string {
+  return /\.\d{3}Z$/.test(time) ? `${time.slice(0, -1)}000000Z` : time;
+}
+
+/** The last instant before the millisecond `ms` begins. */
+export function justBefore(ms: string): string {
+  return `${shift(ms, -1).slice(0, -1)}999999Z`;
+}
+
+/** A millisecond time moved by `ms` milliseconds. */
+export function shift(iso: string, ms: number): string {
+  return new Date(Date.parse(iso) + ms).toISOString();
+}
+
+/** Smallest of instants (text order is time order for normalised times). */
+export function minOf(times: readonly string[]): string {
+  let m = times[0] as string;
+  for (const t of times) if (t < m) m = t;
+  return m;
+}
+
+/** Largest of instants, or null for none. */
+export function maxOf(times: readonly string[]): string | null {
+  let m: string | null = null;
+  for (const t of times) if (m === null || t > m) m = t;
+  return m;
+}

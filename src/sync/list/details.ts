@@ -1,0 +1,125 @@
+/**
+ * Detail enrichment (`sync --details`): walks list-bookings newest first until every booking needing
+ * details was read or the pages are older than all of them. Its position is saved with every page,
+ * so a large gap is spread over runs of at most `maxPages` pages.
+ */
+
+import { zeroCounters } from "../counters.js";
+import type { ListPage, RunCounters, SyncDeps } from "../ports.js";
+import { pageFor } from "./list-position.js";
+import { saveListPage, type WalkEnd, walkList } from "./list-walk.js";
+
+/** The `sync_state` stream holding an unfinished details walk. */
+export const DETAILS_STREAM = "details";
+
+/** Bookings needing details one pass holds at most; with more, it walks on until the list ends. */
+export const TARGET_CAP = 20_000;
+
+export interface DetailsOptions {
+  /** Bookings per request, 1–100; default 100. */
+  pageSize?: number | undefined;
+  /** list-bookings pages one pass may read; default 50. */
+  maxPages?: number | undefined;
+  /** Called after each page is stored. */
+  onPage?: ((event: { pages: number; found: number; wanted: number }) => void) | undefined;
+}
+
+/** An unfinished details walk, as saved in `sync_state`. */
+export interface DetailsProgress {
+  /** The next page to read (1-based). */
+  page: number;
+  /** Positions from the top read so far, as of `total` (see list-position.ts). */
+  covered: number;
+  total: number | null;
+  /** The oldest createdAt read so far without a gap above it (ISO). */
+  upTo: string | null;
+  /** When this was saved (ISO). */
+  at: string;
+}
+
+export interface DetailsReport extends RunCounters {
+  /** Bookings that needed details when the pass began (at most TARGET_CAP). */
+  wanted: number;
+  /** How many of them the pass read. */
+  found: number;
+  /** How the walk ended; "idle" when nothing needed details. */
+  end: WalkEnd | "idle";
+  /** Whether the pass continued a walk an earlier run left unfinished. */
+  resumed: boolean;
+}
+
+export function emptyDetailsReport(): DetailsReport {
+  return { ...zeroCounters(), wanted: 0, found: 0, end: "idle", resumed: false };
+}
+
+/** Runs one details pass, filling `report`. Throws when a page cannot be read; what was stored stays. */
+export async function fillDetails(
+  deps: SyncDeps,
+  options: DetailsOptions,
+  report: DetailsReport,
+): Promise<void> {
+  const { store, clock, logger } = deps;
+  const pageSize = options.pageSize ?? 100;
+  const saved = store.readProgress<DetailsProgress>(DETAILS_STREAM).progress;
+  const needing = store.bookingsNeedingDetails(TARGET_CAP);
+  report.wanted = needing.length;
+  if (needing.length === 0) {
+    if (saved) saveListPage(deps, emptyPage(), { progress: { stream: DETAILS_STREAM, value: null } }, report);
+    report.end = "idle";
+    return;
+  }
+  const remaining = new Set(needing.map((n) => n.id));
+  const oldest = needing.length < TARGET_CAP ? (needing.at(-1)?.createdAt ?? null) : null;
+  // A saved position already below every booking that needs details could only find nothing.
+  const resume = saved !== null && !(oldest !== null && saved.upTo !== null && saved.upTo < oldest);
+  report.resumed = resume;
+  let upTo = resume ? saved.upTo : null;
+  if (resume) logger.info({ page: saved.page, savedAt: saved.at }, "details: continuing the unfinished walk");
+  const { end } = await walkList(
+    deps,
+    {
+      pageSize,
+      from: resume ? { covered: saved.covered, total: saved.total } : undefined,
+      maxPages: options.maxPages ?? 50,
+      judge(page, step) {
+        const pageOldest = scan(page, remaining, report);
+        if (step.contiguous && pageOldest !== null && (upTo === null || pageOldest < upTo)) upTo = pageOldest;
+        const passedOldest = step.contiguous && oldest !== null && pageOldest !== null && pageOldest < oldest;
+        return remaining.size === 0 || passedOldest;
+      },
+      onPage(page, step) {
+        const value: DetailsProgress | null =
+          step.done || step.atEnd
+            ? null
+            : {
+                ...step.position,
+                page: pageFor(step.position, pageSize),
+                upTo,
+                at: clock.now().toISOString(),
+              };
+        saveListPage(deps, page, { progress: { stream: DETAILS_STREAM, value } }, report);
+        options.onPage?.({ pages: report.pages, found: report.found, wanted: report.wanted });
+      },
+    },
+    report,
+  );
+  report.end = end;
+  const { pages, wanted, found, updated } = report;
+  const fields = { pages, wanted, found, updated, end };
+  if (end === "limit") logger.info(fields, "details: page limit reached; the next run continues from here");
+  else logger.debug(fields, "details: walk finished");
+}
+
+/** Ticks off the wanted bookings a page holds; returns the page's oldest createdAt. */
+function scan(page: ListPage, remaining: Set<string>, report: DetailsReport): string | null {
+  let oldest: string | null = null;
+  for (const r of page.records) {
+    if (r.id !== null && remaining.delete(r.id)) report.found++;
+    if (r.createdAt !== null && (oldest === null || r.createdAt < oldest)) oldest = r.createdAt;
+  }
+  return oldest;
+}
+
+function emptyPage(): ListPage {
+  return { records: [], page: 0, pageSize: 0, total: 0, totalPages: 0, attempts: 0 };
+}

@@ -1,0 +1,21 @@
+/** The cheap drift check: the source's total from a page of one against the mirror's, recorded on the run. */
+import type { SyncDeps } from "../ports.js";
+
+export interface Drift {
+  sourceTotal: number;
+  localTotal: number;
+  /** HTTP attempts the request took. */
+  attempts: number;
+}
+
+/** Reads both totals and records them on run `runId`. Throws when the request fails. */
+export async function checkDrift(deps: SyncDeps, runId: number): Promise<Drift> {
+  const page = await deps.api.listBookings({ page: 1, pageSize: 1 }, deps.signal);
+  const localTotal = deps.store.countBookings({ excludeMissing: true });
+  deps.store.recordDrift(runId, page.total, localTotal);
+  const drift = { sourceTotal: page.total, localTotal, difference: page.total - localTotal };
+  if (drift.difference === 0)
+    deps.logger.debug(drift, "drift check: the mirror holds as many bookings as the source");
+  else deps.logger.info(drift, "drift check: the mirror and the source hold different numbers of bookings");
+  return { sourceTotal: page.total, localTotal, attempts: page.attempts };
+}

@@ -1,0 +1,63 @@
+/**
+ * Finding a place in list-bookings by position: a page of one at position k tells its createdAt and
+ * the total, and a binary search over such probes finds tie runs (ties.ts) and gaps (repair.ts).
+ */
+
+import { countPage } from "../counters.js";
+import type { RunCounters, SyncDeps } from "../ports.js";
+import { shapeProblem } from "./list-checks.js";
+
+/** What one probe saw: the list's total, and the booking at the position (undefined past the end). */
+export interface Probe {
+  total: number;
+  /** createdAt (UTC, milliseconds) of the booking there; null when it had none readable. */
+  createdAt: string | null | undefined;
+}
+
+/** Reads the booking at `position` (0-based, newest first) with a page of one. */
+export async function probe(
+  deps: SyncDeps<unknown>,
+  position: number,
+  counters: Pick<RunCounters, "pages" | "requests" | "retries">,
+): Promise<Probe> {
+  const page = await deps.api.listBookings({ page: position + 1, pageSize: 1 }, deps.signal);
+  countPage(counters, page.attempts);
+  // A probe that is not the one booking asked for would send every search astray.
+  const problem = shapeProblem({ page: position + 1, pageSize: 1 }, page);
+  if (problem !== null) throw new Error(`${problem}; positions cannot be probed`);
+  return { total: page.total, createdAt: page.records[0]?.createdAt };
+}
+
+/** Probes of positions below one whose createdAt cannot be read, before the search gives up on it. */
+const NULL_PROBES = 3;
+
+/** The createdAt at `position` or the next few down; undefined past the end, null when none is readable. */
+export async function timeAt(
+  deps: SyncDeps<unknown>,
+  position: number,
+  counters: Pick<RunCounters, "pages" | "requests" | "retries">,
+): Promise<{ total: number; createdAt: string | null | undefined }> {
+  let seen: Probe = { total: 0, createdAt: undefined };
+  for (let p = position; p <= position + NULL_PROBES; p++) {
+    seen = await probe(deps, p, counters);
+    if (seen.createdAt !== null) return seen;
+    if (p + 1 >= seen.total) break;
+  }
+  return seen;
+}
+
+/** The first position in (lo, hi] where `holds` turns true, given false at `lo` (or -1) and true at `hi`. */
+export async function bisect(
+  lo: number,
+  hi: number,
+  holds: (position: number) => Promise<boolean>,
+): Promise<number> {
+  let a = lo;
+  let b = hi;
+  while (b - a > 1) {
+    const mid = Math.floor((a + b) / 2);
+    if (await holds(mid)) b = mid;
+    else a = mid;
+  }
+  return b;
+}

@@ -1,0 +1,124 @@
+/**
+ * Reconcile: re-reads list-bookings over a window to pick up changes the feed does not show, then,
+ * only after a complete walk, marks bookings the source no longer served (`missing_since`). Who was
+ * seen is kept in the database (`listed_by_run`), so the mirror's size does not matter.
+ */
+import { runLogFields, zeroCounters } from "../counters.js";
+import type { ListPage, RunCounters, SyncDeps, UnlistedScope } from "../ports.js";
+import { type RunEnd, recordRun } from "../run.js";
+import { saveListPage, walkList } from "./list-walk.js";
+import { readTieRun } from "./ties.js";
+
+export interface ReconcileOptions {
+  /** Judge only bookings created at or after this time (ISO); null re-reads the whole list. */
+  since: string | null;
+  /** Bookings per request, 1–100; default 100. */
+  pageSize?: number | undefined;
+  /** Called after each page is stored. */
+  onPage?: ((event: { pages: number; bookings: number; upTo: string | null }) => void) | undefined;
+}
+
+export interface ReconcileReport extends RunCounters, Omit<RunEnd, "checkpointAfter"> {
+  since: string | null;
+  /** Bookings newly marked missing (only after a complete walk). */
+  missing: number;
+}
+
+/** Runs one reconcile pass. Never throws for a failed run: the report says so. */
+export async function runReconcile(deps: SyncDeps, options: ReconcileOptions): Promise<ReconcileReport> {
+  const { since } = options;
+  const totals: RunCounters = zeroCounters();
+  let missing = 0;
+  const spec = { kind: "reconcile", stream: "reconcile", checkpointBefore: null, counters: totals } as const;
+  const { checkpointAfter: _, ...end } = await recordRun(deps, spec, async (runId, startedAt) => {
+    await passOver(deps, runId, options, totals);
+    const scope = { runId, startedAt, at: deps.clock.now().toISOString(), since };
+    await lookAgain(deps, scope, options, totals);
+    missing = deps.store.markUnlisted(scope);
+  });
+  const report: ReconcileReport = { ...totals, ...end, since, missing };
+  logRun(deps.logger, report);
+  return report;
+}
+
+/** One pass over the window; only a page with no gap above it may end the walk. */
+async function passOver(
+  deps: SyncDeps,
+  runId: number,
+  options: ReconcileOptions,
+  totals: RunCounters,
+): Promise<void> {
+  const { since } = options;
+  let bookings = 0;
+  await walkList(
+    deps,
+    {
+      pageSize: options.pageSize ?? 100,
+      judge(page, step) {
+        return since !== null && step.contiguous && endsBelow(page, since);
+      },
+      onPage(page) {
+        saveListPage(deps, page, { listedBy: runId }, totals);
+        bookings += page.records.length;
+        options.onPage?.({ pages: totals.pages, bookings, upTo: oldestOf(page) });
+      },
+    },
+    totals,
+  );
+}
+
+/** Unlisted bookings' distinct times looked up one by one at most; more cost a second pass instead. */
+const LOOK_AGAIN_TIMES = 50;
+
+/**
+ * Looks up each unlisted booking again by position (ties.ts): a page that shifted under the pass
+ * hides one. When there are many, a second pass over the window is cheaper.
+ */
+async function lookAgain(
+  deps: SyncDeps,
+  scope: UnlistedScope,
+  options: ReconcileOptions,
+  totals: RunCounters,
+): Promise<void> {
+  let times = deps.store.unlistedTimes(scope, LOOK_AGAIN_TIMES + 1);
+  if (times.length > LOOK_AGAIN_TIMES) {
+    deps.logger.info(
+      { unlisted: `over ${LOOK_AGAIN_TIMES} times` },
+      "reconcile: many bookings unlisted; passing over the window again",
+    );
+    await passOver(deps, scope.runId, options, totals);
+    times = deps.store.unlistedTimes(scope, LOOK_AGAIN_TIMES + 1);
+    if (times.length > LOOK_AGAIN_TIMES) return;
+  }
+  const pageSize = options.pageSize ?? 100;
+  for (const at of times) {
+    const read = await readTieRun(deps, { from: at, to: at }, { pageSize, listedBy: scope.runId }, totals);
+    if (!read.complete)
+      throw new Error(`reconcile: could not look up again the bookings at ${at}: ${read.why}`);
+  }
+}
+
+/** Whether the page's last two records are older than `since`: one record off its place cannot end it. */
+function endsBelow(page: ListPage, since: string): boolean {
+  const tail = page.records.slice(-2).map((r) => r.createdAt);
+  return tail.length > 0 && tail.every((t) => t !== null && t < since);
+}
+
+function oldestOf(page: ListPage): string | null {
+  let oldest: string | null = null;
+  for (const r of page.records)
+    if (r.createdAt !== null && (oldest === null || r.createdAt < oldest)) oldest = r.createdAt;
+  return oldest;
+}
+
+function logRun(logger: SyncDeps<unknown>["logger"], r: ReconcileReport): void {
+  const fields = { ...runLogFields(r), since: r.since, missing: r.missing };
+  if (r.status === "success") logger.info(fields, "reconcile finished");
+  else if (r.status === "aborted")
+    logger.warn(fields, "reconcile stopped before it finished; nothing was marked missing");
+  else
+    logger.error(
+      { ...fields, err: r.error },
+      `reconcile failed (nothing was marked missing): ${r.error?.message}`,
+    );
+}
