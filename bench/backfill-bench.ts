@@ -3,7 +3,7 @@
  * into a fresh temp database, over a simulator with per-request latency.
  *
  *   npm run bench:backfill -- [--bookings 20000] [--latency-ms 50] [--concurrency 8] [--rounds 3]
- *   node --import tsx bench/backfill-bench.ts --url <simulator URL> --run <concurrency>
+ *   node dist-bench/backfill-bench.js --url <simulator URL> --run <concurrency>
  *
  * The second form runs one backfill against a simulator already running and prints its figures as
  * JSON: interleaving it over two builds is how a change is judged (docs/performance.md).
@@ -22,11 +22,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { createApiClient } from "../src/api/client.js";
-import { systemClock } from "../src/app.js";
-import { createLogger } from "../src/logger.js";
-import { openStore } from "../src/store/index.js";
-import { runBackfill } from "../src/sync/backfill/backfill.js";
+import { createApiClient } from "../dist/api/client.js";
+import { systemClock } from "../dist/app.js";
+import { createLogger } from "../dist/logger.js";
+import { openStore } from "../dist/store/index.js";
+import { runBackfill } from "../dist/sync/backfill/backfill.js";
 import { startSimulatorProcess } from "./simulator-process.js";
 
 const SELF = new URL(import.meta.url).pathname;
@@ -81,7 +81,7 @@ async function runOne(url: string, concurrency: number): Promise<void> {
 function measure(url: string, concurrency: number): Result {
   const out = execFileSync(
     process.execPath,
-    // Started as this process was (tsx, and the launcher's memory flags `npm run` passes).
+    // Started as this process was (with the launcher's memory flags `npm run` passes).
     [...process.execArgv, SELF, "--url", url, "--run", String(concurrency)],
     {
       encoding: "utf8",

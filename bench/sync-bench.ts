@@ -16,16 +16,16 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { createApiClient } from "../src/api/client.js";
-import { systemClock } from "../src/app.js";
-import { createLogger } from "../src/logger.js";
-import { openStore } from "../src/store/index.js";
-import { runSync } from "../src/sync/run-sync.js";
+import { createApiClient } from "../dist/api/client.js";
+import { systemClock } from "../dist/app.js";
+import { createLogger } from "../dist/logger.js";
+import { openStore } from "../dist/store/index.js";
+import { runSync } from "../dist/sync/run-sync.js";
 import { startSimulatorProcess } from "./simulator-process.js";
 
 const SELF = new URL(import.meta.url).pathname;
 /**
- * Each measured run is a fresh process started as this one was (tsx, and the memory flags
+ * Each measured run is a fresh process started as this one was (with the memory flags
  * `npm run bench` passes, the launcher's), so it runs as the CLI does.
  */
 const NODE_ARGS = process.execArgv;
