@@ -180,6 +180,27 @@ describe("backfill", () => {
     expect(resumed).toMatchObject({ status: "success", resumed: true, pages: 20 - 7, inserted: 1300 });
     expectMirrorHoldsSourceInFull(h);
   });
+  it("a page that fails alone is not counted read by the pages still in flight; the rerun reads it", async () => {
+    h = await harness({ bookings: 2000, latencyMs: 5 });
+    const deps = listDeps(h);
+    const onPage8 = (await deps.api.listBookings({ page: 8, pageSize: 100 })).records[50];
+    if (!onPage8?.ok) throw new Error("the simulator served a bad record");
+    h.store.db.exec(`CREATE TRIGGER refuse BEFORE INSERT ON bookings WHEN NEW.id = '${onPage8.id}'
+      BEGIN SELECT RAISE(ABORT, 'disk says no'); END`);
+    const failed = await runBackfill(deps, { concurrency: 4 });
+    expect(failed.status).toBe("failed");
+    const saved = h.store.readProgress<BackfillState>("backfill").progress;
+    const done = new Set((saved?.reads ?? []).flatMap(([from, to]) => range(from, to)));
+    expect(done.has(8)).toBe(false);
+    expect(done.size).toBeGreaterThan(7);
+    // Committed rows are exactly the pages counted read.
+    expect(h.mirrorIds()).toHaveLength(done.size * 100);
+
+    h.store.db.exec("DROP TRIGGER refuse");
+    const resumed = await runBackfill(listDeps(h), { concurrency: 4 });
+    expect(resumed).toMatchObject({ status: "success", resumed: true });
+    expectMirrorHoldsSourceInFull(h);
+  });
 });
 
 describe("backfill CLI", () => {

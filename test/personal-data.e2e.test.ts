@@ -1,7 +1,7 @@
 /**
- * SYNC_PERSONAL_DATA end to end, through the path users run: the CLI as a subprocess (its store
- * writes the feed and the backfill on the writer thread, details and the repair on its own
- * connection) against the bundled simulator, with malformed records quarantined on the way. After
+ * SYNC_PERSONAL_DATA end to end, through the path users run: the CLI as a subprocess (feed,
+ * backfill, details and the repair all saved through its store's one connection) against the
+ * bundled simulator, with malformed records quarantined on the way. After
  * it exits, the bytes of the database file and its -wal are searched for people the simulator
  * served.
  */

@@ -117,6 +117,42 @@ describe("the batching rule", () => {
   });
 });
 
+describe("a commit that fails", () => {
+  /** A booking that breaks a deferred foreign key: SQLite refuses the COMMIT of its transaction. */
+  const dangle = (s: Store, i: number) =>
+    s.db.exec(`CREATE TABLE dangling (ref TEXT REFERENCES bookings(id) DEFERRABLE INITIALLY DEFERRED);
+      CREATE TRIGGER dangle AFTER INSERT ON bookings WHEN NEW.id = '${id(i)}'
+      BEGIN INSERT INTO dangling VALUES ('nobody'); END`);
+  const start = (s: Store) => s.startRun({ kind: "sync", stream: "feed", startedAt: T1, checkpointBefore: null });
+
+  it("loses its pages and takes none until the next run: their progress would count them", () => {
+    const s = openStore(tmp.file(), { batch: { pages: 2, ms: 3_600_000 } });
+    store = s;
+    dangle(s, 2);
+    s.save(page(1));
+    expect(() => s.save(page(2))).toThrow(/not committed/);
+    expect(() => s.save(page(3))).toThrow(/not committed/);
+    expect(() => s.flush()).toThrow(/not committed/);
+    expect(s.db.inTransaction).toBe(false);
+    expect(seen()).toEqual({ ids: [], pages: null });
+    s.db.exec("DROP TRIGGER dangle");
+    start(s);
+    s.save(page(3));
+    s.flush();
+    expect(seen()).toEqual({ ids: [id(3)], pages: 3 });
+  });
+
+  it("in the background, after `ms`, is thrown by the next page", async () => {
+    const s = openStore(tmp.file(), { batch: { pages: 100, ms: 20 } });
+    store = s;
+    dangle(s, 1);
+    s.save(page(1));
+    await vi.waitFor(() => expect(s.db.inTransaction).toBe(false), { timeout: 5000 });
+    expect(() => s.save(page(2))).toThrow(/not committed/);
+    expect(seen()).toEqual({ ids: [], pages: null });
+  });
+});
+
 describe("a process killed in the middle of a batch", () => {
   it("leaves the file as its last commit left it: every page there has its progress, none after", () => {
     const file = tmp.file();

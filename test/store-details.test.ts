@@ -47,7 +47,7 @@ const children = (id: string) => ({
 const details = (raws: Array<Record<string, unknown>>, syncedAt: string, listedBy?: number) =>
   store.save({ source: "list", records: raws.map(okFull), rejects: [], syncedAt, listedBy });
 
-describe("commitDetailBatch", () => {
+describe("save: list pages", () => {
   it("stores every typed column, the raw record, and its packages and items", () => {
     expect(details([fullRaw(1)], T1)).toEqual({ inserted: 1, updated: 0, unchanged: 0, rejected: 0 });
     expect(row("bk000001")).toMatchObject({

@@ -87,7 +87,7 @@ describe("openStore", () => {
   });
 });
 
-describe("commitFeedBatch", () => {
+describe("save: feed pages", () => {
   it("counts new, changed and unchanged summaries and stamps only what changed", () => {
     const raws = [1, 2, 3].map((i) => summaryRaw(i));
     expect(store.save(feedBatch(raws.map(okSummary), T1))).toEqual({
@@ -111,7 +111,7 @@ describe("commitFeedBatch", () => {
     expect(JSON.parse(String(r2.summary_json))).toEqual(changed);
   });
 
-  it("stores typed columns an analyst can query, money exactly as received", () => {
+  it("stores typed columns an analyst can query, money as the JSON number", () => {
     store.save(feedBatch([okSummary(summaryRaw(7, { totalAmount: 0.1 + 0.2 }))], T1));
     const r = row(store, "bk000007");
     expect(r).toMatchObject({

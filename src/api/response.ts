@@ -113,8 +113,8 @@ function oversized(text: string): Checked<never> {
     ok: false,
     id,
     createdAt: readSourceTime(createdAt)?.createdAt ?? null,
-    reason: `record is ${text.length} bytes, over the ${MAX_RECORD_BYTES} bytes a record may have`,
-    raw: { head: head.slice(0, 1000), bytes: text.length },
+    reason: `record is ${Buffer.byteLength(text)} bytes, over the ${MAX_RECORD_BYTES} bytes a record may have`,
+    raw: { head: head.slice(0, 1000), bytes: Buffer.byteLength(text) },
   };
 }
 

@@ -116,7 +116,7 @@ export const feedEnvelopeSchema = z.looseObject({
   success: z.literal(true),
   data: z.looseObject({
     bookings: z.array(z.unknown()),
-    // Never used: the walk derives its cursor from the records (sync/window.ts).
+    // Never used: the walk derives its cursor from the records (sync/feed/window.ts).
     nextCursor: z.unknown(),
     hasMore: z.boolean(),
   }),

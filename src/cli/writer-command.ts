@@ -14,7 +14,11 @@ export interface WriterContext {
   exit(outcome: Outcome, resume: string): number;
 }
 
-/** Runs `work` as the single writer; returns its exit code. `check` validates flags before anything opens. */
+/**
+ * Runs `work` as the single writer; returns its exit code: 2 for a usage or config error, 1 for any
+ * other failure, 130 (SIGINT) or 143 (SIGTERM) after a signal. `check` validates flags before
+ * anything opens.
+ */
 export async function runAsWriter(
   flags: Record<string, unknown>,
   work: (ctx: WriterContext) => Promise<number>,

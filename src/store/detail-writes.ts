@@ -4,6 +4,7 @@
  */
 import type Database from "better-sqlite3";
 import type { PageWrite, Progress, Reject, UpsertCounts } from "../sync/ports.js";
+import { type changeRecorder, trackedIn } from "./changes.js";
 import { noCounts } from "./feed-writes.js";
 import type { PersonalData } from "./personal-data.js";
 import {
@@ -43,6 +44,7 @@ export interface DetailRows {
 }
 
 const COLUMNS = [...SUMMARY_COLUMNS, ...DETAIL_COLUMNS];
+const TRACKED = trackedIn(COLUMNS);
 // Positions in `DetailRow.values`.
 const ID = 0;
 const TYPE = 1;
@@ -70,15 +72,23 @@ export function toDetailRows(page: DetailWrite, personal?: PersonalData): Detail
 }
 
 /** Prepares the detail statements; the writer runs inside the caller's transaction. */
-export function detailWriter(db: Database.Database, state: StateWriter): (part: DetailRows) => UpsertCounts {
+export function detailWriter(
+  db: Database.Database,
+  state: StateWriter,
+  recordChanges: ReturnType<typeof changeRecorder>,
+): (part: DetailRows) => UpsertCounts {
   // summary_json stays null: it holds only what the feed served, and the feed has not served this one yet.
   const insert = db.prepare(`
     INSERT INTO bookings (id, booking_type, ${COLUMNS.join(", ")}, detail_json, detail_synced_at,
       listed_by_run, first_seen_at, summary_synced_at)
     VALUES (?, ?, ${marks(COLUMNS.length)}, ?, ?, ?, ?, ?)
     ON CONFLICT (id) DO NOTHING`);
-  const select = db.prepare<[string], { remote: string | null; json: string | null }>(
-    "SELECT remote_updated_at AS remote, detail_json AS json FROM bookings WHERE id = ?",
+  const select = db.prepare<
+    [string],
+    { remote: string | null; json: string | null } & Record<string, unknown>
+  >(
+    `SELECT remote_updated_at AS remote, detail_json AS json, ${TRACKED.map(([c]) => c).join(", ")}
+      FROM bookings WHERE id = ?`,
   );
   const update = db.prepare(`
     UPDATE bookings SET ${COLUMNS.map((c) => `${c} = ?`).join(", ")},
@@ -118,7 +128,7 @@ export function detailWriter(db: Database.Database, state: StateWriter): (part: 
     const json = values[JSON_TEXT] as string;
     const remote = values[REMOTE_UPDATED_AT];
     // Present: the insert was refused because this `_id` is stored.
-    const stored = select.get(id) as { remote: string | null; json: string | null };
+    const stored = select.get(id) as { remote: string | null; json: string | null } & Record<string, unknown>;
     // ISO 8601 UTC text compares in time order; a payload without updatedAt cannot be judged stale.
     const stale = stored.remote !== null && remote !== null && stored.remote > (remote as string);
     if (stale || sameRecordJson(stored.json, json)) {
@@ -126,6 +136,7 @@ export function detailWriter(db: Database.Database, state: StateWriter): (part: 
       return "unchanged";
     }
     update.run(values.slice(FIRST_COLUMN, JSON_TEXT), values[TYPE], json, syncedAt, listedBy, id);
+    recordChanges(id, TRACKED, stored, values, FIRST_COLUMN, syncedAt);
     deleteItems.run(id);
     deletePackages.run(id);
     insertChildren(row);

@@ -5,6 +5,7 @@
  */
 import type Database from "better-sqlite3";
 import type { PageWrite, Progress, Reject, UpsertCounts } from "../sync/ports.js";
+import { type changeRecorder, trackedIn } from "./changes.js";
 import type { PersonalData } from "./personal-data.js";
 import { type Param, pushSummaryValues, SUMMARY_COLUMNS, sameRecordJson } from "./rows.js";
 import type { StateWriter } from "./state.js";
@@ -34,11 +35,13 @@ const assignments = SUMMARY_COLUMNS.map((c) =>
   c === "sender_email" ? `${c} = coalesce(?, ${c})` : `${c} = ?`,
 ).join(", ");
 
-interface Stored {
+interface Stored extends Record<string, unknown> {
   json: string | null;
   bookingType: string | null;
   missingSince: string | null;
 }
+
+const TRACKED = trackedIn(SUMMARY_COLUMNS);
 
 /** The values a page binds; a `personal` policy replaces personal fields in columns, JSON and rejects. */
 export function toFeedRows(page: FeedWrite, personal?: PersonalData): FeedRows {
@@ -62,13 +65,18 @@ export function noCounts(): UpsertCounts {
 }
 
 /** Prepares the feed's statements; the writer runs inside the caller's transaction. */
-export function feedWriter(db: Database.Database, state: StateWriter): (part: FeedRows) => UpsertCounts {
+export function feedWriter(
+  db: Database.Database,
+  state: StateWriter,
+  recordChanges: ReturnType<typeof changeRecorder>,
+): (part: FeedRows) => UpsertCounts {
   const insert = db.prepare(`
     INSERT INTO bookings (id, booking_type, ${columns}, summary_json, first_seen_at, summary_synced_at)
     VALUES (?, ?, ${marks}, ?, ?, ?)
     ON CONFLICT (id) DO NOTHING`);
   const select = db.prepare<[string], Stored>(
-    "SELECT summary_json AS json, booking_type AS bookingType, missing_since AS missingSince FROM bookings WHERE id = ?",
+    `SELECT summary_json AS json, booking_type AS bookingType, missing_since AS missingSince,
+      ${TRACKED.map(([c]) => c).join(", ")} FROM bookings WHERE id = ?`,
   );
   const update = db.prepare(`
     UPDATE bookings SET ${assignments},
@@ -94,6 +102,7 @@ export function feedWriter(db: Database.Database, state: StateWriter): (part: Fe
       return "unchanged";
     }
     update.run(row.slice(FIRST_COLUMN, JSON_TEXT), bookingType, json, syncedAt, id);
+    recordChanges(id, TRACKED, stored, row, FIRST_COLUMN, syncedAt);
     return "updated";
   };
 

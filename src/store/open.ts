@@ -10,6 +10,7 @@ import { wrapError } from "../errors.js";
 import type { Logger } from "../sync/ports.js";
 import { checkWritable } from "./access.js";
 import { type Batch, type BatchRule, batch } from "./batch.js";
+import { changeRecorder } from "./changes.js";
 import { detailWriter, toDetailRows } from "./detail-writes.js";
 import { feedWriter, toFeedRows } from "./feed-writes.js";
 import { createDatabaseFile, DEFAULT_DB_MODE } from "./file-modes.js";
@@ -117,8 +118,11 @@ function assemble(
   personalData: PersonalData | undefined,
 ): Store {
   const state = lazy(() => stateWriter(db));
-  const feed = lazy(() => feedWriter(db, state()));
-  const detail = lazy(() => detailWriter(db, state()));
+  /** The run being recorded, for `booking_changes`. */
+  let currentRun: number | null = null;
+  const changes = lazy(() => changeRecorder(db, () => currentRun));
+  const feed = lazy(() => feedWriter(db, state(), changes()));
+  const detail = lazy(() => detailWriter(db, state(), changes()));
   const unlisted = lazy(() => unlistedMarker(db));
   const unlistedAt = lazy(() => unlistedTimes(db));
   const run = lazy(() => runs(db, orm));
@@ -137,14 +141,17 @@ function assemble(
     close: () => {
       if (!db.open) return;
       try {
-        pages.commit();
+        // A loss here costs only a re-read: those pages' progress is lost with them.
+        try {
+          pages.commit();
+        } catch {}
         if (keeper) emptyWal(db);
       } finally {
         db.close();
         keeper?.close();
       }
     },
-    flush: () => pages.commit(),
+    flush: () => pages.flush(),
     save: (page) =>
       page.source === "feed"
         ? pages.page(() => feed()(toFeedRows(page, personalData)))
@@ -157,8 +164,20 @@ function assemble(
     bookingsNeedingDetails: (limit) => read().bookingsNeedingDetails(limit),
     countAccounted: (since) => read().countAccounted(since),
     absentIds: (ids) => read().absentIds(ids),
-    startRun: afterPages((r) => run().startRun(r)),
-    finishRun: afterPages((id, result) => run().finishRun(id, result)),
+    startRun: (r) => {
+      pages.commit();
+      pages.reset();
+      currentRun = run().startRun(r);
+      return currentRun;
+    },
+    finishRun: (id, result) => {
+      // The run has flushed and reported any loss (sync/run.ts); its end is recorded whatever.
+      try {
+        pages.commit();
+      } catch {}
+      run().finishRun(id, result);
+      currentRun = null;
+    },
     recordDrift: afterPages((id, source, local) => run().recordDrift(id, source, local)),
     lastRun: (kind) => run().lastRun(kind),
     recentRuns: (n) => run().recentRuns(n),

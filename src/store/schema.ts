@@ -204,3 +204,39 @@ export const leases = sqliteTable("leases", {
   heartbeatAt: text("heartbeat_at").notNull(),
   expiresAt: text("expires_at").notNull(),
 });
+
+/** What the source's state codes mean; filled by `booking-sync labels import`, joined by the views. */
+export const stateLabels = sqliteTable(
+  "state_labels",
+  {
+    /** `booking_state`, `order_state` or `customer_acceptance_state`. */
+    kind: text("kind").notNull(),
+    code: integer("code").notNull(),
+    label: text("label").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.kind, t.code] })],
+);
+
+/** Every change the worker observed in a booking's tracked fields; first sight is not a change. */
+export const bookingChanges = sqliteTable(
+  "booking_changes",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    bookingId: text("booking_id")
+      .notNull()
+      .references(() => bookings.id, { onDelete: "cascade" }),
+    /** The `bookings` column that changed, e.g. `paid` or `booking_state`. */
+    field: text("field").notNull(),
+    /** The values as stored in `bookings`, as text (0/1 for flags); null when absent. */
+    oldValue: text("old_value"),
+    newValue: text("new_value"),
+    /** When the worker saw the new value (the page's read time). */
+    observedAt: text("observed_at").notNull(),
+    /** The run that saw it, when known. */
+    runId: integer("run_id").references(() => syncRuns.id, { onDelete: "set null" }),
+  },
+  (t) => [
+    index("booking_changes_booking_idx").on(t.bookingId, t.observedAt),
+    index("booking_changes_field_idx").on(t.field, t.observedAt),
+  ],
+);

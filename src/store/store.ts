@@ -13,8 +13,6 @@ export interface Store extends SyncStore {
   readonly orm: BetterSQLite3Database<typeof schema>;
   /** The database file this store opened. */
   readonly path: string;
-  /** Commits the saved pages now rather than when the batch rule says (batch.ts). */
-  flush(): void;
   /** Commits what was saved and closes the connection; the store is unusable afterwards. */
   close(): void;
   /** How many bookings the mirror holds, optionally narrowed. */

@@ -200,6 +200,8 @@ export interface SyncStore {
    * never a page's rows without its progress; the store decides when it commits (see store/batch.ts).
    */
   save(page: PageWrite): UpsertCounts;
+  /** Makes every saved page durable now; throws if saved pages were lost since the run started. */
+  flush(): void;
   /** The stream's checkpoint and unfinished walk (both null for a new stream). */
   readStream(stream: string): StreamState;
   /** A stream's checkpoint and stored progress, both null when never written. */

@@ -32,7 +32,7 @@ export interface RunEnd {
 
 /** Runs `work` as a recorded run. Never throws for failed work: the result says so. */
 export async function recordRun<C extends RunCounters>(
-  deps: SyncDeps<Pick<SyncStore, "startRun" | "finishRun">>,
+  deps: SyncDeps<Pick<SyncStore, "startRun" | "finishRun" | "flush">>,
   spec: RunSpec<C>,
   work: (runId: number, startedAt: string) => Promise<void>,
 ): Promise<RunEnd> {
@@ -42,12 +42,23 @@ export async function recordRun<C extends RunCounters>(
   const runId = store.startRun({ kind, stream, startedAt: started.toISOString(), checkpointBefore });
   let status: RunEnd["status"] = "success";
   let error: Error | undefined;
+  let failure: unknown;
   try {
     await work(runId, started.toISOString());
   } catch (err) {
     countFailedAttempts(spec.counters, err);
-    error = coerceError(err);
-    status = deps.signal.aborted && isAbortError(err) ? "aborted" : "failed";
+    failure = err;
+  }
+  try {
+    // What the work saved (even a failed run's, from which the next one resumes) is durable first.
+    store.flush();
+  } catch (err) {
+    if (failure !== undefined) deps.logger.error({ err }, "the pages saved before the failure were not committed");
+    failure ??= err;
+  }
+  if (failure !== undefined) {
+    error = coerceError(failure);
+    status = deps.signal.aborted && isAbortError(failure) ? "aborted" : "failed";
   }
   const finished = clock.now();
   const checkpointAfter = spec.checkpointAfter?.() ?? null;

@@ -70,7 +70,15 @@ export async function harness(
     store,
     logger,
     sync: (o = {}) => runSync(deps, { pageSize, lookbackSeconds: 600, ...o }),
-    mirrorIds: () => store.db.prepare("SELECT id FROM bookings ORDER BY id").pluck().all() as string[],
+    // Through another connection: what is committed, not what the store's open batch holds.
+    mirrorIds: () => {
+      const db = analyst(dbPath);
+      try {
+        return db.prepare("SELECT id FROM bookings ORDER BY id").pluck().all() as string[];
+      } finally {
+        db.close();
+      }
+    },
     sourceIds: (bookingType) =>
       sim
         .allSummaries(bookingType ? { bookingType } : {})

@@ -108,20 +108,25 @@ async function readPage(
   countPage(totals, res.attempts);
   const problem = shapeProblem({ page, pageSize }, res);
   if (problem !== null) throw new Error(`backfill: ${problem}; stopping before it is stored as read`);
-  state.baseTotal ??= res.total;
   if (state.lastTotal !== null && res.total < state.lastTotal) {
     deps.logger.warn(
       { page, total: res.total, before: state.lastTotal },
       "backfill: the source's total dropped (bookings removed); positions are estimated as if only new bookings arrived, so run `reconcile` afterwards to be sure none slid past",
     );
   }
-  state.lastTotal = res.total;
   // A short page before the end of the list covered less than its number says: leave it unread.
   const short = res.records.length < pageSize && (page - 1) * pageSize + res.records.length < res.total;
   if (short)
     deps.logger.warn({ page, records: res.records.length, total: res.total }, "backfill: short page");
-  else state.reads = addRead(state.reads, page, res.total);
-  saveListPage(deps, res, { progress: { stream: options.stream, value: state } }, totals);
+  const next: BackfillState = {
+    ...state,
+    baseTotal: state.baseTotal ?? res.total,
+    lastTotal: res.total,
+    reads: short ? state.reads : addRead(state.reads, page, res.total),
+  };
+  // The page counts as read only once saved: pages still in flight save progress built on this.
+  saveListPage(deps, res, { progress: { stream: options.stream, value: next } }, totals);
+  Object.assign(state, next);
   meter.page(res.records.length);
 }
 
