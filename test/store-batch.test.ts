@@ -123,7 +123,8 @@ describe("a commit that fails", () => {
     s.db.exec(`CREATE TABLE dangling (ref TEXT REFERENCES bookings(id) DEFERRABLE INITIALLY DEFERRED);
       CREATE TRIGGER dangle AFTER INSERT ON bookings WHEN NEW.id = '${id(i)}'
       BEGIN INSERT INTO dangling VALUES ('nobody'); END`);
-  const start = (s: Store) => s.startRun({ kind: "sync", stream: "feed", startedAt: T1, checkpointBefore: null });
+  const start = (s: Store) =>
+    s.startRun({ kind: "sync", stream: "feed", startedAt: T1, checkpointBefore: null });
 
   it("loses its pages and takes none until the next run: their progress would count them", () => {
     const s = openStore(tmp.file(), { batch: { pages: 2, ms: 3_600_000 } });

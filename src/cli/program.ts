@@ -3,12 +3,14 @@ import { Command, CommanderError } from "commander";
 import { describeEnvironment } from "../config/config.js";
 import { PACKAGE_VERSION } from "../version.js";
 import { registerBackfill } from "./backfill.js";
+import { registerLabels } from "./labels.js";
 import { registerMigrate } from "./migrate.js";
 import { EXIT, reportError } from "./output.js";
 import { registerReconcile } from "./reconcile.js";
 import { registerRewritePersonalData } from "./rewrite-personal-data.js";
 import { registerRun } from "./run.js";
 import { registerSimulate } from "./simulate.js";
+import { registerStatus } from "./status.js";
 import { registerSync } from "./sync.js";
 
 export function buildProgram(): Command {
@@ -31,7 +33,9 @@ export function buildProgram(): Command {
   registerReconcile(program);
   registerMigrate(program);
   registerRewritePersonalData(program);
+  registerLabels(program);
   registerSimulate(program);
+  registerStatus(program);
   return program;
 }
 

@@ -1,6 +1,6 @@
 /** The counters every run keeps, shared by the feed walk, details, backfill and reconcile. */
 import { ApiError } from "../errors.js";
-import type { RunCounters } from "./ports.js";
+import type { RunCounters, UpsertCounts } from "./ports.js";
 
 /** All counters at zero. */
 export function zeroCounters(): RunCounters {
@@ -39,4 +39,12 @@ export function countPage(
   counters.pages++;
   counters.requests += attempts;
   counters.retries += attempts - 1;
+}
+
+/** A saved page's counts, added to a run's. */
+export function addCounts(counters: UpsertCounts, counts: UpsertCounts): void {
+  counters.inserted += counts.inserted;
+  counters.updated += counts.updated;
+  counters.unchanged += counts.unchanged;
+  counters.rejected += counts.rejected;
 }

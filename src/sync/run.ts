@@ -53,7 +53,8 @@ export async function recordRun<C extends RunCounters>(
     // What the work saved (even a failed run's, from which the next one resumes) is durable first.
     store.flush();
   } catch (err) {
-    if (failure !== undefined) deps.logger.error({ err }, "the pages saved before the failure were not committed");
+    if (failure !== undefined)
+      deps.logger.error({ err }, "the pages saved before the failure were not committed");
     failure ??= err;
   }
   if (failure !== undefined) {

@@ -3,8 +3,9 @@
  * the repair; the caller stores each page and says when the walk has gone far enough.
  */
 import { setImmediate as nextTurn } from "node:timers/promises";
-import { countPage } from "../counters.js";
+import { addCounts, countPage } from "../counters.js";
 import type { ListPage, PageWrite, RunCounters, SyncDeps, SyncStore, UpsertCounts } from "../ports.js";
+import { splitRecords } from "../records.js";
 import { type PageSeen, pageSeen, sequenceProblem } from "./list-checks.js";
 import { applyRead, atEnd, type ListPosition, type ListStep, pageFor, START } from "./list-position.js";
 
@@ -139,22 +140,8 @@ export function saveListPage(
   extra: ListExtra,
   counters: UpsertCounts,
 ): void {
-  const records: Extract<PageWrite, { source: "list" }>["records"] = [];
-  const rejects: PageWrite["rejects"] = [];
-  for (const r of page.records) {
-    if (r.ok) records.push(r);
-    else rejects.push(r);
-  }
+  const where = { endpoint: "list-bookings" };
+  const { records, rejects } = splitRecords(page.records, deps.logger, where);
   const syncedAt = deps.clock.now().toISOString();
-  const counts = deps.store.save({ source: "list", records, rejects, syncedAt, ...extra });
-  counters.inserted += counts.inserted;
-  counters.updated += counts.updated;
-  counters.unchanged += counts.unchanged;
-  counters.rejected += rejects.length;
-  for (const r of rejects) {
-    deps.logger.warn(
-      { endpoint: "list-bookings", id: r.id, reason: r.reason },
-      "record rejected and quarantined",
-    );
-  }
+  addCounts(counters, deps.store.save({ source: "list", records, rejects, syncedAt, ...extra }));
 }

@@ -1,0 +1,138 @@
+/** `booking-sync labels import FILE.json` and `labels export`: what the source's state codes mean. */
+import { existsSync, readFileSync } from "node:fs";
+import type { Command } from "commander";
+import { z } from "zod";
+import { loadConfig } from "../config/config.js";
+import { ConfigError, wrapError } from "../errors.js";
+import { openStore, type Store } from "../store/index.js";
+import { exportLabels, importLabels, LABEL_KINDS, type StateLabels } from "../store/labels.js";
+import { EXIT, reportError } from "./output.js";
+import { runAsStoreWriter } from "./store-writer.js";
+
+const EXAMPLE = '{ "booking_state": { "1": "pending", "2": "confirmed" }, "order_state": { "0": "new" } }';
+const KINDS_TEXT = `${LABEL_KINDS.slice(0, -1).join(", ")} or ${LABEL_KINDS.at(-1)}`;
+
+// Codes as JSON object keys: decimal, no sign or leading zero, so each code has exactly one spelling.
+const Code = z.string().regex(/^(0|[1-9]\d{0,8})$/);
+const Label = z.string().refine((s) => s.trim() !== "");
+const Codes = z.record(Code, Label);
+const LabelsFile = z.strictObject(
+  Object.fromEntries(LABEL_KINDS.map((k) => [k, Codes.optional()])) as Record<
+    (typeof LABEL_KINDS)[number],
+    z.ZodOptional<typeof Codes>
+  >,
+);
+
+export function registerLabels(program: Command): void {
+  const labels = program
+    .command("labels")
+    .description(
+      "state labels: what the codes in booking_state, order_state and customer_acceptance_state mean",
+    );
+  labels
+    .command("import")
+    .argument("<file>", `a JSON file of labels by kind and code, e.g. ${EXAMPLE}`)
+    .description("replace every state label with the file's, in one transaction, then exit")
+    .action(async function (this: Command, file: string) {
+      (this as Command & { exitCode?: number }).exitCode = await importAction(file, this.optsWithGlobals());
+    });
+  labels
+    .command("export")
+    .description(
+      "print every state label as JSON in the import file's format (read-only; safe during a sync)",
+    )
+    .action(function (this: Command) {
+      (this as Command & { exitCode?: number }).exitCode = exportAction(this.optsWithGlobals());
+    });
+}
+
+function importAction(file: string, flags: Record<string, unknown>): Promise<number> {
+  let labels: Partial<StateLabels> = {};
+  // The file is checked before the database opens: a bad file changes nothing.
+  const check = () => {
+    labels = readLabelsFile(file);
+  };
+  return runAsStoreWriter(
+    flags,
+    ({ store }) => {
+      const counts = importLabels(store.db, labels);
+      const total = Object.values(counts).reduce((a, b) => a + b, 0);
+      const each = LABEL_KINDS.map((k) => `${k} ${counts[k]}`).join(", ");
+      process.stdout.write(`imported ${total} label${total === 1 ? "" : "s"} (${each})\n`);
+      return EXIT.ok;
+    },
+    check,
+  );
+}
+
+function exportAction(flags: Record<string, unknown>): number {
+  let store: Store | undefined;
+  try {
+    const { dbPath } = loadConfig({ flags, env: process.env });
+    if (!existsSync(dbPath)) {
+      throw new ConfigError(`database ${dbPath} does not exist`, {
+        hint: "point BOOKING_DB_PATH (--db) at the mirror, or create it with `booking-sync migrate`",
+      });
+    }
+    store = openStore(dbPath, { readonly: true });
+    let labels: StateLabels;
+    try {
+      labels = exportLabels(store.db);
+    } catch (err) {
+      throw wrapError(`read state labels from ${dbPath} (run \`booking-sync migrate\` if it is old)`, err);
+    }
+    process.stdout.write(`${JSON.stringify(labels, null, 2)}\n`);
+    return EXIT.ok;
+  } catch (err) {
+    return reportError(err);
+  } finally {
+    store?.close();
+  }
+}
+
+/** Reads and validates a labels file; a ConfigError (exit 2) names the path and the first bad entry. */
+function readLabelsFile(path: string): Partial<StateLabels> {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (err) {
+    const reason = (err as NodeJS.ErrnoException).code ?? "unreadable";
+    throw new ConfigError(`labels file ${JSON.stringify(path)} cannot be read (${reason})`, {
+      hint: `booking-sync labels import FILE.json, where FILE.json holds ${EXAMPLE}`,
+      cause: err,
+    });
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    throw new ConfigError(`labels file ${JSON.stringify(path)} is not JSON: ${(err as Error).message}`, {
+      hint: `write it as ${EXAMPLE}`,
+      cause: err,
+    });
+  }
+  const parsed = LabelsFile.safeParse(json);
+  if (parsed.success) return parsed.data as Partial<StateLabels>;
+  const [first, ...rest] = parsed.error.issues;
+  const more = rest.length ? ` (and ${rest.length} more)` : "";
+  throw new ConfigError(`labels file ${JSON.stringify(path)}: ${describeIssue(first, json)}${more}`, {
+    hint: `write it as ${EXAMPLE}`,
+  });
+}
+
+/** One bad entry, named by kind and code, with its value and what would be accepted. */
+function describeIssue(issue: z.core.$ZodIssue | undefined, json: unknown): string {
+  if (!issue) return "is not valid";
+  const [kind, code] = issue.path.map(String);
+  if (issue.code === "unrecognized_keys") {
+    const names = issue.keys.map((k) => JSON.stringify(k)).join(", ");
+    return `unknown kind ${names}: expected ${KINDS_TEXT}`;
+  }
+  if (kind === undefined) return "is not valid: expected an object of kinds, each an object of code → label";
+  if (issue.code === "invalid_key")
+    return `${kind} code ${JSON.stringify(code)} is not valid: expected a whole number, 0 or above, such as "3"`;
+  if (code === undefined)
+    return `${kind} is not valid: expected an object of code → label, such as { "3": "paid" }`;
+  const value = (json as Record<string, Record<string, unknown>>)[kind]?.[code];
+  return `${kind} "${code}" = ${JSON.stringify(value)} is not valid: expected a non-empty label`;
+}

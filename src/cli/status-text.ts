@@ -1,0 +1,76 @@
+/** `booking-sync status` for a terminal: a few labelled lines, then aligned tables of streams and runs. */
+import type { RunStatus, Status } from "../store/status.js";
+import { seconds } from "./output.js";
+
+/** Longest error shown in the runs table; `--json` has it whole. */
+const ERROR_CHARS = 70;
+
+export function statusText(s: Status): string {
+  const { database: db, bookings: b } = s;
+  const head = [
+    ["database", `${db.path} · ${db.bytes} bytes, -wal ${db.walBytes} bytes`],
+    ["bookings", `${b.total} total · ${b.withDetails} with details · ${b.missing} missing`],
+    [
+      "synced",
+      s.lastSuccess
+        ? `last success ${s.lastSuccess.finishedAt} (${age(s.lastSuccess.ageSeconds)} ago)`
+        : "never synced",
+    ],
+    [
+      "drift",
+      s.drift
+        ? `source ${s.drift.sourceTotal} · mirror ${s.drift.localTotal} · difference ${s.drift.difference}` +
+          ` (run ${s.drift.runId}, ${s.drift.at})`
+        : "not checked yet",
+    ],
+    ["rejects", String(s.rejects)],
+  ];
+  const streams = s.streams.map((st) => [
+    st.stream,
+    st.checkpoint ?? "none",
+    st.checkpointAgeSeconds === null ? "" : age(st.checkpointAgeSeconds),
+    st.inProgress ? "in progress" : "",
+  ]);
+  const runs = s.runs.map(runRow);
+  return [
+    ...table(head),
+    "",
+    "streams",
+    ...(streams.length ? table([["stream", "checkpoint", "age", ""], ...streams], "  ") : ["  none"]),
+    "",
+    "last runs",
+    ...(runs.length ? table([RUN_HEADER, ...runs], "  ") : ["  none: never synced"]),
+    "",
+  ].join("\n");
+}
+
+const RUN_HEADER = ["run", "kind", "stream", "status", "started", "took", "new", "updated", "error"];
+
+function runRow(r: RunStatus): string[] {
+  const error = r.error?.split("\n")[0] ?? "";
+  return [
+    String(r.id),
+    r.kind,
+    r.stream ?? "",
+    r.status,
+    r.startedAt,
+    r.durationSeconds === null ? "" : seconds(r.durationSeconds * 1000),
+    String(r.new),
+    String(r.updated),
+    error.length > ERROR_CHARS ? `${error.slice(0, ERROR_CHARS - 1)}…` : error,
+  ];
+}
+
+/** Rows with each column padded to its widest cell, two spaces apart, no trailing blanks. */
+function table(rows: string[][], indent = ""): string[] {
+  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => r[i]?.length ?? 0))) ?? [];
+  return rows.map((r) => (indent + r.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join("  ")).trimEnd());
+}
+
+/** "45s", "12m", "5h", "3d": one unit, rounded down, short enough for a column. */
+export function age(totalSeconds: number): string {
+  if (totalSeconds < 120) return `${totalSeconds}s`;
+  if (totalSeconds < 120 * 60) return `${Math.floor(totalSeconds / 60)}m`;
+  if (totalSeconds < 48 * 3600) return `${Math.floor(totalSeconds / 3600)}h`;
+  return `${Math.floor(totalSeconds / 86_400)}d`;
+}

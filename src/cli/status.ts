@@ -1,0 +1,96 @@
+/** `booking-sync status`: what the mirror holds and how fresh it is, read-only; `--max-age` makes it a check. */
+import { existsSync } from "node:fs";
+import type { Command } from "commander";
+import { loadConfig } from "../config/config.js";
+import { ConfigError } from "../errors.js";
+import { openStore, type Store } from "../store/index.js";
+import { hasMirrorTables, readStatus, type Status } from "../store/status.js";
+import { EXIT, reportError } from "./output.js";
+import { statusText } from "./status-text.js";
+
+const UNIT_SECONDS = { s: 1, m: 60, h: 3600, d: 86_400 } as const;
+
+export function registerStatus(program: Command): void {
+  program
+    .command("status")
+    .description(
+      "show the mirror: size, bookings, checkpoints, last runs, rejects and drift; reads only, " +
+        "works while a sync runs; with --max-age, exits 1 when the last successful sync is older",
+    )
+    .option("--json", "print one JSON object instead of text")
+    .option(
+      "--max-age <duration>",
+      "exit 1 when the last successful sync finished longer ago: 90s, 15m, 2h, 1d",
+    )
+    .action(function (this: Command) {
+      (this as Command & { exitCode?: number }).exitCode = statusAction(this.optsWithGlobals());
+    });
+}
+
+/** `90s`, `15m`, `2h`, `1d` or plain whole seconds, as seconds (more than 0). */
+export function parseMaxAge(text: string): number {
+  const m = /^(\d+)([smhd]?)$/.exec(text.trim());
+  const seconds = m ? Number(m[1]) * UNIT_SECONDS[(m[2] || "s") as keyof typeof UNIT_SECONDS] : 0;
+  if (seconds > 0) return seconds;
+  throw new ConfigError(
+    `--max-age = ${JSON.stringify(text)} is not valid: expected a duration like 90s, 15m, 2h or 1d, or whole seconds`,
+    { hint: "booking-sync status --max-age 15m" },
+  );
+}
+
+/** Why the mirror is older than `maxAgeSeconds`, or undefined when it is fresh enough. */
+export function staleness(status: Status, maxAgeSeconds: number): string | undefined {
+  const last = status.lastSuccess;
+  const failed = status.runs.find(
+    (r) => r.kind === "sync" && r.status !== "success" && r.status !== "running" && r.id > (last?.runId ?? 0),
+  );
+  const since = failed
+    ? `; the last sync ${failed.status} at ${failed.startedAt}: ${failed.error ?? "no error"}`
+    : "";
+  if (!last) return `never synced: no successful sync run in ${status.database.path}${since}`;
+  const ageMs = Date.parse(status.at) - Date.parse(last.finishedAt);
+  if (ageMs <= maxAgeSeconds * 1000) return undefined;
+  return (
+    `the last successful sync finished at ${last.finishedAt}, ${last.ageSeconds} s ago ` +
+    `(more than --max-age ${maxAgeSeconds} s)${since}`
+  );
+}
+
+function statusAction(flags: Record<string, unknown>): number {
+  let store: Store | undefined;
+  try {
+    const maxAge = flags.maxAge === undefined ? undefined : parseMaxAge(String(flags.maxAge));
+    // Only the database path: status reads no API, so API settings are neither needed nor checked.
+    const env = { BOOKING_DB_PATH: process.env.BOOKING_DB_PATH };
+    const { dbPath } = loadConfig({ flags: { db: flags.db }, env });
+    if (!existsSync(dbPath)) {
+      throw new ConfigError(`database ${dbPath} does not exist`, {
+        hint: "point --db or BOOKING_DB_PATH at the mirror, or create it with `booking-sync sync`",
+      });
+    }
+    store = openStore(dbPath, { readonly: true });
+    if (!hasMirrorTables(store.db)) {
+      throw new ConfigError(`database ${dbPath} has no booking-sync tables`, {
+        hint: "point --db or BOOKING_DB_PATH at the mirror, or create the tables with `booking-sync migrate`",
+      });
+    }
+    const status = readStatus(store.db, new Date());
+    const stale = maxAge === undefined ? undefined : staleness(status, maxAge);
+    if (flags.json) {
+      const check =
+        maxAge === undefined
+          ? null
+          : { maxAgeSeconds: maxAge, stale: stale !== undefined, reason: stale ?? null };
+      process.stdout.write(`${JSON.stringify({ ...status, check }, null, 2)}\n`);
+    } else {
+      process.stdout.write(statusText(status));
+    }
+    if (stale === undefined) return EXIT.ok;
+    process.stderr.write(`booking-sync: mirror is stale: ${stale}\n`);
+    return EXIT.failed;
+  } catch (err) {
+    return reportError(err);
+  } finally {
+    store?.close();
+  }
+}

@@ -1,0 +1,200 @@
+/**
+ * `booking-sync status` as a user runs it: a subprocess against a real mirror filled by real syncs
+ * from the simulator, its figures checked against our own queries on a separate read-only connection.
+ */
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import type { Status } from "../src/store/status.js";
+import type { PartnerApi } from "../src/sync/ports.js";
+import { analyst, type CliResult, type Harness, harness, runCli } from "./support/harness.js";
+
+let h: Harness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+/** The environment of a status check: the database path and nothing of the API. */
+function statusEnv(dbPath: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, BOOKING_DB_PATH: dbPath, LOG_LEVEL: "info" };
+  for (const name of Object.keys(env)) if (name.startsWith("BOOKING_API_")) delete env[name];
+  return env;
+}
+
+const status = (dbPath: string, ...args: string[]) => runCli(["status", ...args], statusEnv(dbPath));
+
+function parsed(r: CliResult): Status & { check: unknown } {
+  expect(r.stderr).toBe("");
+  return JSON.parse(r.stdout);
+}
+
+describe("booking-sync status", () => {
+  it("--json agrees with the database: counts, checkpoints, runs, rejects and drift", async () => {
+    h = await harness({ bookings: 300 });
+    h.sim.inject([{ kind: "malformed", count: 2 }], { path: "feed" });
+    expect((await h.sync()).status).toBe("success");
+    expect((await h.sync({ details: true, detailsMaxPages: 1 })).status).toBe("success");
+    h.store.db.exec(
+      "UPDATE bookings SET missing_since = '2026-01-01T00:00:00.000Z' WHERE id IN (SELECT id FROM bookings LIMIT 7)",
+    );
+
+    const r = await status(h.dbPath, "--json");
+    expect(r.code).toBe(0);
+    const s = parsed(r);
+
+    const db = analyst(h.dbPath);
+    try {
+      const one = (sql: string) => db.prepare(sql).pluck().get();
+      expect(s.database.path).toBe(h.dbPath);
+      expect(s.database.bytes).toBeGreaterThan(0);
+      expect(typeof s.bookings.total).toBe("number");
+      expect(s.bookings).toEqual({
+        total: one("SELECT count(*) FROM bookings"),
+        withDetails: one("SELECT count(*) FROM bookings WHERE detail_synced_at IS NOT NULL"),
+        missing: one("SELECT count(*) FROM bookings WHERE missing_since IS NOT NULL"),
+      });
+      // The figures are not trivially zero or all-equal: the check above would then prove little.
+      expect(s.bookings.total).toBeGreaterThan(250);
+      expect(s.bookings.withDetails).toBeGreaterThan(0);
+      expect(s.bookings.withDetails).toBeLessThan(s.bookings.total);
+      expect(s.bookings.missing).toBe(7);
+
+      expect(s.rejects).toBe(one("SELECT count(*) FROM rejected_records"));
+      expect(s.rejects).toBe(2);
+
+      const state = db.prepare("SELECT stream, checkpoint FROM sync_state ORDER BY stream").all();
+      expect(s.streams.map(({ stream, checkpoint }) => ({ stream, checkpoint }))).toEqual(state);
+      const feed = s.streams.find((st) => st.stream === "feed");
+      const feedAge = (Date.parse(s.at) - Date.parse(feed?.checkpoint ?? "")) / 1000;
+      expect(feed?.checkpointAgeSeconds).toBe(Math.round(feedAge));
+
+      const runs = db
+        .prepare("SELECT id, kind, status, bookings_new AS new FROM sync_runs ORDER BY id DESC LIMIT 5")
+        .all();
+      expect(s.runs.map(({ id, kind, status, new: n }) => ({ id, kind, status, new: n }))).toEqual(runs);
+      expect(s.runs[0]?.durationSeconds).toBeGreaterThan(0);
+
+      const lastSuccess = db
+        .prepare(
+          "SELECT id, finished_at AS at FROM sync_runs WHERE kind = 'sync' AND status = 'success' ORDER BY id DESC",
+        )
+        .get() as { id: number; at: string };
+      expect(s.lastSuccess).toMatchObject({ runId: lastSuccess.id, finishedAt: lastSuccess.at });
+
+      const drift = db
+        .prepare(
+          "SELECT id, source_total AS source, local_total AS local FROM sync_runs WHERE source_total IS NOT NULL ORDER BY id DESC",
+        )
+        .get() as { id: number; source: number; local: number };
+      expect(s.drift).toMatchObject({
+        runId: drift.id,
+        sourceTotal: drift.source,
+        localTotal: drift.local,
+        difference: drift.source - drift.local,
+      });
+      expect(s.check).toBeNull();
+    } finally {
+      db.close();
+    }
+  });
+
+  it("prints the path, the totals and the last runs for a terminal, without any API setting", async () => {
+    h = await harness({ bookings: 120 });
+    await h.sync();
+    const r = await status(h.dbPath);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe("");
+    expect(r.stdout).toContain(h.dbPath);
+    expect(r.stdout).toMatch(/^bookings\s+120 total · 0 with details · 0 missing$/m);
+    expect(r.stdout).toMatch(/^drift\s+source 120 · mirror 120 · difference 0 /m);
+    expect(r.stdout).toMatch(/^\s+1\s+sync\s+feed\s+success\s/m);
+  });
+
+  it("--max-age passes right after a sync and fails once the last success is older", async () => {
+    h = await harness({ bookings: 50 });
+    await h.sync();
+    expect((await status(h.dbPath, "--max-age", "1h")).code).toBe(0);
+
+    const anHourAgo = new Date(Date.now() - 3_600_000).toISOString();
+    h.store.db.prepare("UPDATE sync_runs SET finished_at = ? WHERE status = 'success'").run(anHourAgo);
+    const r = await status(h.dbPath, "--max-age", "1s");
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`mirror is stale: the last successful sync finished at ${anHourAgo}`);
+    expect(r.stdout).toContain(h.dbPath);
+    // Plain seconds read the same as `s`; two hours is still fresh enough.
+    expect((await status(h.dbPath, "--max-age", "7200")).code).toBe(0);
+  });
+
+  it("--max-age fails on a mirror never synced, and says so; its JSON says why too", async () => {
+    h = await harness({ bookings: 10 });
+    const r = await status(h.dbPath, "--max-age", "1d");
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("never synced");
+    expect(r.stdout).toMatch(/^synced\s+never synced$/m);
+    const j = await status(h.dbPath, "--json", "--max-age", "15m");
+    expect(j.code).toBe(1);
+    expect(JSON.parse(j.stdout)).toMatchObject({
+      lastSuccess: null,
+      runs: [],
+      bookings: { total: 0 },
+      check: { maxAgeSeconds: 900, stale: true },
+    });
+  });
+
+  it("a failed sync after the last success is named in the reason", async () => {
+    h = await harness({ bookings: 10 });
+    await h.sync();
+    h.sim.inject({ kind: "401" }, { path: "feed" });
+    expect((await h.sync()).status).toBe("failed");
+    h.store.db.exec("UPDATE sync_runs SET finished_at = '2026-01-01T00:00:00.000Z' WHERE status = 'success'");
+    const r = await status(h.dbPath, "--max-age", "90s");
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/; the last sync failed at \S+: .*401/);
+  });
+
+  it("bad usage exits 2 with a hint: a bad duration, an unknown flag, a missing database", async () => {
+    h = await harness({ bookings: 10 });
+    const bad = await status(h.dbPath, "--max-age", "nonsense");
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--max-age = "nonsense" is not valid');
+    expect(bad.stderr).toMatch(/^Try: booking-sync status --max-age 15m$/m);
+    expect(bad.stdout).toBe("");
+
+    expect((await status(h.dbPath, "--max-age", "0")).code).toBe(2);
+    expect((await status(h.dbPath, "--no-such-flag")).code).toBe(2);
+
+    const missing = join(h.dir, "nowhere.db");
+    const r = await status(missing);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`database ${missing} does not exist`);
+  });
+
+  it("reads while a sync is running, inside its open write transaction", async () => {
+    let during: { cli: Promise<CliResult>; total: number; writing: boolean } | undefined;
+    h = await harness({
+      bookings: 300,
+      pageSize: 50,
+      // At the first feed request after a page was saved, before its batch commits.
+      wrapApi: (api): PartnerApi => ({
+        fetchRecent: async (q, s) => {
+          if (!during && h?.store.db.inTransaction) {
+            const reader = analyst(h.dbPath);
+            const total = reader.prepare("SELECT count(*) FROM bookings").pluck().get() as number;
+            reader.close();
+            during = { cli: status(h.dbPath, "--json"), total, writing: h.store.db.inTransaction };
+            await during.cli;
+          }
+          return api.fetchRecent(q, s);
+        },
+        listBookings: (q, s) => api.listBookings(q, s),
+      }),
+    });
+    expect((await h.sync()).status).toBe("success");
+    expect(during).toMatchObject({ writing: true });
+    const r = await (during?.cli as Promise<CliResult>);
+    expect(r.code).toBe(0);
+    const s = parsed(r);
+    expect(s.runs[0]).toMatchObject({ status: "running", finishedAt: null, durationSeconds: null });
+    expect(s.bookings.total).toBe(during?.total);
+  });
+});
