@@ -11,6 +11,13 @@ import { startSimulator } from "./simulator/index.js";
 import { runSync } from "./sync/run-sync.js";
 
 const DB = "./data/demo.db";
+
+/** Questions the views answer, printed with their answers at the end. */
+const QUERIES = [
+  "SELECT day, sum(bookings) AS bookings, sum(paid_bookings) AS paid, round(sum(total_amount)) AS ngn FROM daily_bookings_v GROUP BY day ORDER BY day DESC LIMIT 3",
+  "SELECT carrier, service_type, count(*) AS bookings FROM bookings_v GROUP BY 1, 2 ORDER BY 3 DESC LIMIT 3",
+  "SELECT kind, stream, last_status, checkpoint, checkpoint_age_seconds, drift FROM sync_health_v",
+];
 const BOOKINGS = 20_000;
 
 async function demo(): Promise<number> {
@@ -41,13 +48,11 @@ async function demo(): Promise<number> {
     say(`again:       ${syncSummary(again)}`);
     const ok = [cold, warm, again].every((r) => r.status === "success");
     say("");
-    say(`mirror: ${DB}. Try:`);
-    say(
-      `  sqlite3 ${DB} "SELECT source_platform, count(*) AS bookings, round(sum(total_amount)) AS ngn FROM bookings GROUP BY 1"`,
-    );
-    say(
-      `  sqlite3 ${DB} "SELECT kind, status, pages, requests, bookings_new, checkpoint_after FROM sync_runs"`,
-    );
+    say(`mirror: ${DB}. What an analyst can ask it (docs/queries.md has more):`);
+    for (const sql of QUERIES) {
+      say(`\n  sqlite3 ${DB} "${sql}"`);
+      for (const row of app.store.db.prepare(sql).all()) say(`    ${Object.values(row as object).join(" | ")}`);
+    }
     return ok ? 0 : 1;
   } finally {
     app.close();

@@ -16,7 +16,7 @@ describe("loadConfig", () => {
       maxRetries: 5,
       maxResponseMb: 32,
       logLevel: "info",
-      details: false,
+      details: true,
       schedule: "* * * * *",
       httpPort: 8080,
     });

@@ -18,7 +18,8 @@ export function registerRun(program: Command): void {
     )
     .option("--http-port <port>", "port of the HTTP endpoint; 0 disables it (HTTP_PORT)")
     .option("--http-host <host>", "address the HTTP endpoint binds (HTTP_HOST)")
-    .option("--details", "after each sync, fill in full details of new bookings (SYNC_DETAILS)")
+    .option("--details", "after each sync, fill in full details of new bookings: the default (SYNC_DETAILS)")
+    .option("--no-details", "skip the details pass: summaries only, no list-bookings pages")
     .option(
       "--details-max-pages <n>",
       "list-bookings pages one details pass may read (SYNC_DETAILS_MAX_PAGES)",

@@ -8,7 +8,8 @@ import { runAsWriter } from "./writer-command.js";
 export function registerSync(program: Command): void {
   withApiOptions(program.command("sync"))
     .description("run one incremental sync of the booking feed, then exit")
-    .option("--details", "then fill in full details of new bookings (SYNC_DETAILS)")
+    .option("--details", "then fill in full details of new bookings: the default (SYNC_DETAILS)")
+    .option("--no-details", "skip the details pass: summaries only, no list-bookings pages")
     .option(
       "--details-max-pages <n>",
       "list-bookings pages one details pass may read (SYNC_DETAILS_MAX_PAGES)",

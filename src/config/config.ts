@@ -28,7 +28,7 @@ export interface Config {
   maxRetries: number;
   /** Largest response body read, MB (1 MB = 1,048,576 bytes), 1–1024; default 32. */
   maxResponseMb: number;
-  /** Fill in details after a sync; default false. */
+  /** Fill in details (booking type, packages, items) after a sync; default true. */
   details: boolean;
   /** list-bookings pages one details pass may read; default 50. */
   detailsMaxPages: number;

@@ -151,9 +151,9 @@ export const SETTINGS: readonly Setting[] = [
     env: "SYNC_DETAILS",
     flag: "details",
     schema: bool,
-    default: false,
+    default: true,
     accepts: "true or false (or yes/no, 1/0)",
-    help: "after a sync, fill in full details through list-bookings",
+    help: "after a sync, fill in full details (type, items) through list-bookings; false skips it",
   },
   {
     key: "detailsMaxPages",
