@@ -51,7 +51,8 @@ async function demo(): Promise<number> {
     say(`mirror: ${DB}. What an analyst can ask it (docs/queries.md has more):`);
     for (const sql of QUERIES) {
       say(`\n  sqlite3 ${DB} "${sql}"`);
-      for (const row of app.store.db.prepare(sql).all()) say(`    ${Object.values(row as object).join(" | ")}`);
+      for (const row of app.store.db.prepare(sql).all())
+        say(`    ${Object.values(row as object).join(" | ")}`);
     }
     return ok ? 0 : 1;
   } finally {
