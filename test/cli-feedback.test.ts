@@ -9,8 +9,8 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { acquireLease, openStore } from "../src/store/index.js";
-import { CLI, type CliResult, type Harness, harness, runCli } from "./support/harness.js";
+import { openStore } from "../src/store/index.js";
+import { CLI, type CliResult, type Harness, harness, holdWriterLease, runCli } from "./support/harness.js";
 
 let h: Harness | undefined;
 let server: Server | undefined;
@@ -318,14 +318,7 @@ describe("CLI feedback: runs a killed process left behind", () => {
       startedAt: new Date().toISOString(),
       checkpointBefore: null,
     });
-    const held = acquireLease(h.store, {
-      name: "writer",
-      holder: "test:live",
-      ttlMs: 60_000,
-      now: new Date(),
-      pid: process.pid,
-    });
-    expect(held.acquired).toBe(true);
+    expect(holdWriterLease(h.store, "test:live")).toBe(true);
     const r = await runCli(["sync"], h.env());
     expect(r.code).toBe(1);
     expect(h.store.recentRuns(5).find((run) => run.id === runId)).toMatchObject({

@@ -5,8 +5,7 @@
 import { existsSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { SETTINGS } from "../src/config/settings.js";
-import { acquireLease } from "../src/store/index.js";
-import { analyst, type Harness, harness, runCli } from "./support/harness.js";
+import { analyst, type Harness, harness, holdWriterLease, runCli } from "./support/harness.js";
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -99,14 +98,7 @@ describe("booking-sync CLI", () => {
   it("a second writer on the same database is refused and told who holds it", async () => {
     h = await harness({ bookings: 50 });
     // A live process on this host (the test runner itself, as seen from the CLI) holds the lease.
-    const held = acquireLease(h.store, {
-      name: "writer",
-      holder: "test:holder",
-      ttlMs: 60_000,
-      now: new Date(),
-      pid: process.pid,
-    });
-    expect(held.acquired).toBe(true);
+    expect(holdWriterLease(h.store, "test:holder")).toBe(true);
     const r = await runCli(["sync"], h.env());
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(`another booking-sync is writing to this database (pid ${process.pid} on`);

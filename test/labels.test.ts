@@ -5,8 +5,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { acquireLease } from "../src/store/index.js";
-import { analyst, type Harness, harness, runCli } from "./support/harness.js";
+import { analyst, type Harness, harness, holdWriterLease, runCli } from "./support/harness.js";
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -90,14 +89,7 @@ describe("booking-sync labels", () => {
   it("export reads while another process holds the writer lease; import is refused (exit 1)", async () => {
     h = await harness({ bookings: 10 });
     expect((await runCli(["labels", "import", file(h, "labels.json", LABELS)], h.env())).code).toBe(0);
-    const held = acquireLease(h.store, {
-      name: "writer",
-      holder: "test:holder",
-      ttlMs: 60_000,
-      now: new Date(),
-      pid: process.pid,
-    });
-    expect(held.acquired).toBe(true);
+    expect(holdWriterLease(h.store, "test:holder")).toBe(true);
     const exported = await runCli(["labels", "export"], h.env());
     expect(exported.code).toBe(0);
     expect(JSON.parse(exported.stdout)).toEqual(LABELS);

@@ -10,7 +10,7 @@ import Database from "better-sqlite3";
 import { createApiClient } from "../../src/api/client.js";
 import { systemClock } from "../../src/app.js";
 import { type Simulator, type SimulatorOptions, startSimulator } from "../../src/simulator/index.js";
-import { openStore, type Store } from "../../src/store/index.js";
+import { acquireLease, openStore, type Store } from "../../src/store/index.js";
 import type { PartnerApi } from "../../src/sync/ports.js";
 import { runSync, type SyncOptions } from "../../src/sync/run-sync.js";
 import { memoryLogger } from "./fakes.js";
@@ -133,4 +133,16 @@ export function runCli(
 /** Opens the database as an analyst would: a separate read-only connection, no busy timeout. */
 export function analyst(dbPath: string): Database.Database {
   return new Database(dbPath, { readonly: true, fileMustExist: true, timeout: 0 });
+}
+
+/** Takes the writer lease as a live process on this host (the test runner) would hold it. */
+export function holdWriterLease(store: Store, holder = "test:holder"): boolean {
+  const held = acquireLease(store, {
+    name: "writer",
+    holder,
+    ttlMs: 60_000,
+    now: new Date(),
+    pid: process.pid,
+  });
+  return held.acquired;
 }
