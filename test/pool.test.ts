@@ -4,7 +4,7 @@
  */
 import { getMaxListeners, setMaxListeners } from "node:events";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { runPool } from "../src/sync/backfill/pool.js";
+import { inTurn, runPool } from "../src/sync/backfill/pool.js";
 
 const warnings: Error[] = [];
 const onWarning = (w: Error) => warnings.push(w);
@@ -85,5 +85,31 @@ describe("runPool and the signal its tasks listen on", () => {
     for (let i = 0; i < 11; i++) signal.addEventListener("abort", () => {});
     await warningsSettled();
     expect(warnings.map((w) => w.name)).toEqual([]);
+  });
+});
+
+describe("inTurn: the backfill's saves, one at a time in arrival order", () => {
+  it("starts a task only when the one before it settled, even one that failed", async () => {
+    const turn = inTurn();
+    const log: string[] = [];
+    let releaseFirst = () => {};
+    const first = turn(async () => {
+      log.push("first starts");
+      await new Promise<void>((r) => {
+        releaseFirst = r;
+      });
+      log.push("first ends");
+      throw new Error("first failed");
+    });
+    const second = turn(async () => {
+      log.push("second runs");
+      return 2;
+    });
+    await Promise.resolve();
+    expect(log).toEqual(["first starts"]);
+    releaseFirst();
+    await expect(first).rejects.toThrow("first failed");
+    await expect(second).resolves.toBe(2);
+    expect(log).toEqual(["first starts", "first ends", "second runs"]);
   });
 });

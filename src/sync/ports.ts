@@ -193,37 +193,40 @@ export interface UnlistedScope {
   sourcePlatform?: string | undefined;
 }
 
-/** The mirror, as the core sees it. */
+/** A value, or a promise of one: SQLite answers at once, PostgreSQL over the network. */
+export type Awaitable<T> = T | Promise<T>;
+
+/** The mirror, as the core sees it; the core awaits every answer, whichever backend gives it. */
 export interface SyncStore {
   /**
    * Stores a page's rows with its progress. Pages are saved in order and made durable in order,
    * never a page's rows without its progress; the store decides when it commits (see store/batch.ts).
    */
-  save(page: PageWrite): UpsertCounts;
+  save(page: PageWrite): Awaitable<UpsertCounts>;
   /** Makes every saved page durable now; throws if saved pages were lost since the run started. */
-  flush(): void;
+  flush(): Awaitable<void>;
   /** The stream's checkpoint and unfinished walk (both null for a new stream). */
-  readStream(stream: string): StreamState;
+  readStream(stream: string): Awaitable<StreamState>;
   /** A stream's checkpoint and stored progress, both null when never written. */
-  readProgress<T>(stream: string): { checkpoint: string | null; progress: T | null };
+  readProgress<T>(stream: string): Awaitable<{ checkpoint: string | null; progress: T | null }>;
   /** Bookings without details or with details older than their summary, newest first, at most `limit`. */
-  bookingsNeedingDetails(limit: number): Array<{ id: string; createdAt: string }>;
+  bookingsNeedingDetails(limit: number): Awaitable<Array<{ id: string; createdAt: string }>>;
   /** How many bookings the mirror holds; `excludeMissing` leaves out those reconcile marked missing. */
-  countBookings(filter?: { excludeMissing?: boolean | undefined }): number;
+  countBookings(filter?: { excludeMissing?: boolean | undefined }): Awaitable<number>;
   /** Bookings the mirror accounts for (rows not marked missing), created since a time. */
-  countAccounted(since?: string | null): number;
+  countAccounted(since?: string | null): Awaitable<number>;
   /** Which of `ids` the mirror has no row for (or only one marked missing). */
-  absentIds(ids: readonly string[]): string[];
+  absentIds(ids: readonly string[]): Awaitable<string[]>;
   /** Sets `missing_since` on bookings in scope the run did not list; returns how many were newly marked. */
-  markUnlisted(scope: UnlistedScope): number;
+  markUnlisted(scope: UnlistedScope): Awaitable<number>;
   /** The distinct createdAt of the bookings `markUnlisted` would mark, newest first, at most `limit`. */
-  unlistedTimes(scope: UnlistedScope, limit: number): string[];
+  unlistedTimes(scope: UnlistedScope, limit: number): Awaitable<string[]>;
   /** Records the start of a run; returns its id. */
-  startRun(run: RunStart): number;
+  startRun(run: RunStart): Awaitable<number>;
   /** Records how a run ended, once everything saved before it is durable. */
-  finishRun(id: number, result: RunFinish): void;
+  finishRun(id: number, result: RunFinish): Awaitable<void>;
   /** Records a drift check's totals on a run. */
-  recordDrift(runId: number, sourceTotal: number, localTotal: number): void;
+  recordDrift(runId: number, sourceTotal: number, localTotal: number): Awaitable<void>;
 }
 
 /** Time, as a parameter so tests set it instead of sleeping. */

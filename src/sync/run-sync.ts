@@ -43,7 +43,7 @@ export interface SyncReport extends WalkTotals, RunEnd {
 export async function runSync(deps: SyncDeps, options: SyncOptions): Promise<SyncReport> {
   const { store } = deps;
   const stream = streamName(options.bookingType);
-  const checkpointBefore = store.readStream(stream).checkpoint;
+  const checkpointBefore = (await store.readStream(stream)).checkpoint;
   const totals = emptyTotals();
   let extra: AfterWalk = {};
   const spec = {
@@ -51,7 +51,7 @@ export async function runSync(deps: SyncDeps, options: SyncOptions): Promise<Syn
     stream,
     checkpointBefore,
     counters: totals,
-    checkpointAfter: () => store.readStream(stream).checkpoint,
+    checkpointAfter: async () => (await store.readStream(stream)).checkpoint,
     finish: ({ error }: { error: Error | undefined }) => ({
       error: totals.tieOverflows.length
         ? joinNote(error?.message ?? null, totals.tieOverflows)

@@ -4,7 +4,7 @@
  */
 import { coerceError, isAbortError } from "../errors.js";
 import { countFailedAttempts } from "./counters.js";
-import type { RunCounters, RunFinish, RunKind, RunStatus, SyncDeps, SyncStore } from "./ports.js";
+import type { Awaitable, RunCounters, RunFinish, RunKind, RunStatus, SyncDeps, SyncStore } from "./ports.js";
 
 export interface RunSpec<C extends RunCounters> {
   kind: RunKind;
@@ -13,7 +13,7 @@ export interface RunSpec<C extends RunCounters> {
   /** The run's counters, which `work` adds to as it goes. */
   counters: C;
   /** The checkpoint to record once the work is over; default none. */
-  checkpointAfter?: () => string | null;
+  checkpointAfter?: () => Awaitable<string | null>;
   /** What else to record: a note beside the error, the repair's counts. */
   finish?: (ended: { status: RunEnd["status"]; error: Error | undefined }) => Partial<RunFinish>;
 }
@@ -39,7 +39,7 @@ export async function recordRun<C extends RunCounters>(
   const { store, clock } = deps;
   const started = clock.now();
   const { kind, stream, checkpointBefore } = spec;
-  const runId = store.startRun({ kind, stream, startedAt: started.toISOString(), checkpointBefore });
+  const runId = await store.startRun({ kind, stream, startedAt: started.toISOString(), checkpointBefore });
   let status: RunEnd["status"] = "success";
   let error: Error | undefined;
   let failure: unknown;
@@ -51,7 +51,7 @@ export async function recordRun<C extends RunCounters>(
   }
   try {
     // What the work saved (even a failed run's, from which the next one resumes) is durable first.
-    store.flush();
+    await store.flush();
   } catch (err) {
     if (failure !== undefined)
       deps.logger.error({ err }, "the pages saved before the failure were not committed");
@@ -62,8 +62,8 @@ export async function recordRun<C extends RunCounters>(
     status = deps.signal.aborted && isAbortError(failure) ? "aborted" : "failed";
   }
   const finished = clock.now();
-  const checkpointAfter = spec.checkpointAfter?.() ?? null;
-  store.finishRun(runId, {
+  const checkpointAfter = (await spec.checkpointAfter?.()) ?? null;
+  await store.finishRun(runId, {
     ...spec.counters,
     status,
     finishedAt: finished.toISOString(),

@@ -5,7 +5,7 @@ import { shapeProblem } from "../list/list-checks.js";
 import { saveListPage } from "../list/list-walk.js";
 import type { RunCounters, SyncDeps } from "../ports.js";
 import { addRead, countPages, type PageRun, pagesFor, pagesRead, spanSize, uncovered } from "./coverage.js";
-import { runPool } from "./pool.js";
+import { inTurn, runPool } from "./pool.js";
 
 /** A backfill's resumable progress, saved in `sync_state` with every page. */
 export interface BackfillState {
@@ -51,6 +51,15 @@ export interface PassTotals extends RunCounters {
   rereadPages: number;
 }
 
+/** A pass's state and what its pages share: saves run one at a time, in the order pages arrive. */
+interface Pass {
+  state: BackfillState;
+  options: PassOptions;
+  totals: PassTotals;
+  meter: ReturnType<typeof progressMeter>;
+  save: ReturnType<typeof inTurn>;
+}
+
 /** Reads until every start position is covered; throws when a page fails or rounds run out. */
 export async function readAll(
   deps: SyncDeps,
@@ -59,7 +68,8 @@ export async function readAll(
   totals: PassTotals,
 ): Promise<void> {
   const meter = progressMeter(deps, options, pagesRead(state.reads));
-  const read = (page: number) => readPage(deps, state, options, totals, page, meter);
+  const save = inTurn();
+  const read = (page: number) => readPage(deps, { state, options, totals, meter, save }, page);
   if (state.baseTotal === null) {
     meter.plan(1);
     await read(1);
@@ -92,14 +102,8 @@ export async function readAll(
 }
 
 /** Reads one page and saves it with the progress that includes it. */
-async function readPage(
-  deps: SyncDeps,
-  state: BackfillState,
-  options: PassOptions,
-  totals: PassTotals,
-  page: number,
-  meter: ReturnType<typeof progressMeter>,
-): Promise<void> {
+async function readPage(deps: SyncDeps, pass: Pass, page: number): Promise<void> {
+  const { state, options, totals, meter } = pass;
   const { pageSize } = state;
   const res = await deps.api.listBookings(
     { page, pageSize, sourcePlatform: state.sourcePlatform ?? undefined },
@@ -118,15 +122,17 @@ async function readPage(
   const short = res.records.length < pageSize && (page - 1) * pageSize + res.records.length < res.total;
   if (short)
     deps.logger.warn({ page, records: res.records.length, total: res.total }, "backfill: short page");
-  const next: BackfillState = {
-    ...state,
-    baseTotal: state.baseTotal ?? res.total,
-    lastTotal: res.total,
-    reads: short ? state.reads : addRead(state.reads, page, res.total),
-  };
-  // The page counts as read only once saved: pages still in flight save progress built on this.
-  saveListPage(deps, res, { progress: { stream: options.stream, value: next } }, totals);
-  Object.assign(state, next);
+  // The page counts as read only once saved, and the pages saved after it build on that.
+  await pass.save(async () => {
+    const next: BackfillState = {
+      ...state,
+      baseTotal: state.baseTotal ?? res.total,
+      lastTotal: res.total,
+      reads: short ? state.reads : addRead(state.reads, page, res.total),
+    };
+    await saveListPage(deps, res, { progress: { stream: options.stream, value: next } }, totals);
+    Object.assign(state, next);
+  });
   meter.page(res.records.length);
 }
 

@@ -47,7 +47,7 @@ export function backfillStream(sourcePlatform: string | undefined): string {
 export async function runBackfill(deps: SyncDeps, options: BackfillOptions = {}): Promise<BackfillReport> {
   const { store, clock } = deps;
   const stream = backfillStream(options.sourcePlatform);
-  const saved = store.readProgress<BackfillState>(stream).progress;
+  const saved = (await store.readProgress<BackfillState>(stream)).progress;
   const resumed = saved !== null && options.mode !== "restart";
   const state: BackfillState = resumed ? saved : fresh(clock.now().toISOString(), options);
   const filtered = state.sourcePlatform !== null;
@@ -56,13 +56,13 @@ export async function runBackfill(deps: SyncDeps, options: BackfillOptions = {})
   const spec = {
     kind: "backfill",
     stream,
-    checkpointBefore: filtered ? null : store.readStream("feed").checkpoint,
+    checkpointBefore: filtered ? null : (await store.readStream("feed")).checkpoint,
     counters: totals,
-    checkpointAfter: () => (filtered ? null : store.readStream("feed").checkpoint),
+    checkpointAfter: async () => (filtered ? null : (await store.readStream("feed")).checkpoint),
     finish: () => ({ gapsFound: repair?.gaps, repaired: repair?.repaired }),
   } as const;
   const end = await recordRun(deps, spec, async () => {
-    start(deps, stream, state, { saved: saved !== null, resumed });
+    await start(deps, stream, state, { saved: saved !== null, resumed });
     await readAll(
       deps,
       state,
@@ -76,9 +76,9 @@ export async function runBackfill(deps: SyncDeps, options: BackfillOptions = {})
     );
     if (!filtered) {
       repair = await repairAfterPass(deps, state, totals);
-      setFeedCheckpoints(deps, state.startedAt);
+      await setFeedCheckpoints(deps, state.startedAt);
     }
-    saveProgress(deps, stream, null);
+    await saveProgress(deps, stream, null);
   });
   const report: BackfillReport = { ...totals, ...end, stream, resumed, backfillStartedAt: state.startedAt };
   logRun(deps.logger, report);
@@ -86,12 +86,12 @@ export async function runBackfill(deps: SyncDeps, options: BackfillOptions = {})
 }
 
 /** Says whether the backfill starts, starts over or resumes; a new one saves its progress first. */
-function start(
+async function start(
   deps: SyncDeps,
   stream: string,
   state: BackfillState,
   how: { saved: boolean; resumed: boolean },
-): void {
+): Promise<void> {
   if (how.resumed) {
     deps.logger.info(
       { stream, since: state.startedAt },
@@ -101,7 +101,7 @@ function start(
   }
   if (how.saved)
     deps.logger.info({ stream }, "backfill: discarding the unfinished backfill's progress (--restart)");
-  saveProgress(deps, stream, state);
+  await saveProgress(deps, stream, state);
 }
 
 /** The repair after a whole pass: pages that shifted or repeated under it hid bookings it finds. */
@@ -139,17 +139,17 @@ function fresh(startedAt: string, options: BackfillOptions): BackfillState {
   };
 }
 
-function saveProgress(deps: SyncDeps, stream: string, value: BackfillState | null): void {
+async function saveProgress(deps: SyncDeps, stream: string, value: BackfillState | null): Promise<void> {
   const syncedAt = deps.clock.now().toISOString();
-  deps.store.save({ source: "list", records: [], rejects: [], syncedAt, progress: { stream, value } });
+  await deps.store.save({ source: "list", records: [], rejects: [], syncedAt, progress: { stream, value } });
 }
 
 /** Moves every feed checkpoint up to `at` (the store never moves one backwards). */
-function setFeedCheckpoints(deps: SyncDeps, at: string): void {
+async function setFeedCheckpoints(deps: SyncDeps, at: string): Promise<void> {
   const syncedAt = deps.clock.now().toISOString();
   for (const stream of FEED_STREAMS) {
     const progress = { stream, value: null, checkpoint: at };
-    deps.store.save({ source: "feed", records: [], rejects: [], progress, syncedAt });
+    await deps.store.save({ source: "feed", records: [], rejects: [], progress, syncedAt });
   }
 }
 

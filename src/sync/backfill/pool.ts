@@ -70,3 +70,13 @@ async function runSlots<T>(
     throw err;
   }
 }
+
+/** Runs the tasks given to it one at a time, in the order given; each call settles as its task does. */
+export function inTurn(): <R>(task: () => Promise<R>) => Promise<R> {
+  let last: Promise<unknown> = Promise.resolve();
+  return (task) => {
+    const run = last.then(task);
+    last = run.catch(() => {});
+    return run;
+  };
+}

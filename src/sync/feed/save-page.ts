@@ -13,10 +13,14 @@ export function pageSaver(
 ) {
   let lastLogAt = deps.clock.now().getTime();
   /** Saves `page` with the progress after it (null and a checkpoint when the walk ended with it). */
-  return (page: Pick<FeedPage, "records">, walk: WalkProgress | null, checkpoint?: string): void => {
+  return async (
+    page: Pick<FeedPage, "records">,
+    walk: WalkProgress | null,
+    checkpoint?: string,
+  ): Promise<void> => {
     const { records, rejects } = splitRecords(page.records, deps.logger, { stream: options.stream });
     const now = deps.clock.now();
-    const counts = deps.store.save({
+    const counts = await deps.store.save({
       source: "feed",
       records,
       rejects,

@@ -51,7 +51,7 @@ export function streamName(bookingType: BookingType | undefined): string {
  * Throws when a page cannot be read or makes no sense; what was read stays, the checkpoint unmoved.
  */
 export async function syncStream(deps: SyncDeps, options: WalkOptions, totals: WalkTotals): Promise<void> {
-  const state = deps.store.readStream(options.stream);
+  const state = await deps.store.readStream(options.stream);
   if (state.walk) {
     const saved = resumable(state.walk);
     deps.logger.info(
@@ -60,7 +60,7 @@ export async function syncStream(deps: SyncDeps, options: WalkOptions, totals: W
     );
     await walk(deps, options, saved, totals);
   }
-  const { checkpoint } = deps.store.readStream(options.stream);
+  const { checkpoint } = await deps.store.readStream(options.stream);
   const fresh: WalkProgress = {
     startedAt: (options.startedAt ?? deps.clock.now()).toISOString(),
     floor: checkpoint ? instantOf(shift(checkpoint, -options.lookbackMs)) : null,
@@ -110,7 +110,7 @@ async function walk(deps: SyncDeps, options: WalkOptions, start: WalkProgress, t
     }
     if (typeof step === "object" && "refused" in step) {
       // Its progress (a walk starting over) commits with the pages read before it.
-      if (step.restart) save({ records: [] }, { ...progress });
+      if (step.restart) await save({ records: [] }, { ...progress });
       throw new Error(step.refused);
     }
     const done = step === "done";
@@ -125,7 +125,7 @@ async function walk(deps: SyncDeps, options: WalkOptions, start: WalkProgress, t
       // The feed's next page must serve again the booking the list showed below the run.
       if (below) progress.anchor = { at: below.at, ids: [below.id] };
     }
-    save(page, done ? null : { ...progress }, done ? checkpointOf(progress) : undefined);
+    await save(page, done ? null : { ...progress }, done ? checkpointOf(progress) : undefined);
     options.onPage?.({
       stream: options.stream,
       pages: progress.pages,

@@ -60,11 +60,12 @@ export async function fillDetails(
 ): Promise<void> {
   const { store, clock, logger } = deps;
   const pageSize = options.pageSize ?? 100;
-  const saved = store.readProgress<DetailsProgress>(DETAILS_STREAM).progress;
-  const needing = store.bookingsNeedingDetails(TARGET_CAP);
+  const saved = (await store.readProgress<DetailsProgress>(DETAILS_STREAM)).progress;
+  const needing = await store.bookingsNeedingDetails(TARGET_CAP);
   report.wanted = needing.length;
   if (needing.length === 0) {
-    if (saved) saveListPage(deps, emptyPage(), { progress: { stream: DETAILS_STREAM, value: null } }, report);
+    if (saved)
+      await saveListPage(deps, emptyPage(), { progress: { stream: DETAILS_STREAM, value: null } }, report);
     report.end = "idle";
     return;
   }
@@ -87,7 +88,7 @@ export async function fillDetails(
         const passedOldest = step.contiguous && oldest !== null && pageOldest !== null && pageOldest < oldest;
         return remaining.size === 0 || passedOldest;
       },
-      onPage(page, step) {
+      async onPage(page, step) {
         const value: DetailsProgress | null =
           step.done || step.atEnd
             ? null
@@ -97,7 +98,7 @@ export async function fillDetails(
                 upTo,
                 at: clock.now().toISOString(),
               };
-        saveListPage(deps, page, { progress: { stream: DETAILS_STREAM, value } }, report);
+        await saveListPage(deps, page, { progress: { stream: DETAILS_STREAM, value } }, report);
         options.onPage?.({ pages: report.pages, found: report.found, wanted: report.wanted });
       },
     },

@@ -11,8 +11,8 @@ export interface Drift {
 /** Reads both totals and records them on run `runId`. Throws when the request fails. */
 export async function checkDrift(deps: SyncDeps, runId: number): Promise<Drift> {
   const page = await deps.api.listBookings({ page: 1, pageSize: 1 }, deps.signal);
-  const localTotal = deps.store.countBookings({ excludeMissing: true });
-  deps.store.recordDrift(runId, page.total, localTotal);
+  const localTotal = await deps.store.countBookings({ excludeMissing: true });
+  await deps.store.recordDrift(runId, page.total, localTotal);
   const drift = { sourceTotal: page.total, localTotal, difference: page.total - localTotal };
   if (drift.difference === 0)
     deps.logger.debug(drift, "drift check: the mirror holds as many bookings as the source");

@@ -4,7 +4,15 @@
  */
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { addCounts, countPage } from "../counters.js";
-import type { ListPage, PageWrite, RunCounters, SyncDeps, SyncStore, UpsertCounts } from "../ports.js";
+import type {
+  Awaitable,
+  ListPage,
+  PageWrite,
+  RunCounters,
+  SyncDeps,
+  SyncStore,
+  UpsertCounts,
+} from "../ports.js";
 import { splitRecords } from "../records.js";
 import { type PageSeen, pageSeen, sequenceProblem } from "./list-checks.js";
 import { applyRead, atEnd, type ListPosition, type ListStep, pageFor, START } from "./list-position.js";
@@ -36,9 +44,9 @@ export interface ListWalkOptions {
   /** Pages to read at most in this walk; default no bound. */
   maxPages?: number | undefined;
   /** Whether the walk has gone far enough; asked before the next page is requested. */
-  judge(page: ListPage, step: PageStep): boolean;
+  judge(page: ListPage, step: PageStep): Awaitable<boolean>;
   /** Handles each page in read order, typically storing it with the walk's progress. */
-  onPage(page: ListPage, step: JudgedStep): void;
+  onPage(page: ListPage, step: JudgedStep): Awaitable<void>;
 }
 
 /** Why a walk stopped: the caller was satisfied, the list ended, or the page bound was reached. */
@@ -97,14 +105,14 @@ export async function walkList(
       const end = atEnd(position);
       const limit = options.maxPages !== undefined && reads >= options.maxPages;
       const judged: PageStep = { ...step, page: current.number, atEnd: end, atLimit: limit };
-      const done = options.judge(page, judged);
+      const done = await options.judge(page, judged);
       if (!done && !end && !limit) {
         current = request(deps, options, pageFor(position, options.pageSize));
         pending = current;
         // The client sends a request on a later turn of the event loop: let it go before the save.
         await nextTurn();
       }
-      options.onPage(page, { ...judged, done });
+      await options.onPage(page, { ...judged, done });
       const over: WalkEnd | undefined = done ? "done" : end ? "end" : limit ? "limit" : undefined;
       if (over) return { end: over, position };
       if (stalls >= MAX_STALLS) {
@@ -134,14 +142,14 @@ function request(deps: SyncDeps<unknown>, options: ListWalkOptions, number: numb
 export type ListExtra = Pick<Extract<PageWrite, { source: "list" }>, "listedBy" | "progress">;
 
 /** Saves one list page (valid records and quarantined rejects) with `extra`, counts it and logs each reject. */
-export function saveListPage(
+export async function saveListPage(
   deps: SyncDeps<Pick<SyncStore, "save">>,
   page: Pick<ListPage, "records">,
   extra: ListExtra,
   counters: UpsertCounts,
-): void {
+): Promise<void> {
   const where = { endpoint: "list-bookings" };
   const { records, rejects } = splitRecords(page.records, deps.logger, where);
   const syncedAt = deps.clock.now().toISOString();
-  addCounts(counters, deps.store.save({ source: "list", records, rejects, syncedAt, ...extra }));
+  addCounts(counters, await deps.store.save({ source: "list", records, rejects, syncedAt, ...extra }));
 }

@@ -34,7 +34,7 @@ export async function runReconcile(deps: SyncDeps, options: ReconcileOptions): P
     await passOver(deps, runId, options, totals);
     const scope = { runId, startedAt, at: deps.clock.now().toISOString(), since };
     await lookAgain(deps, scope, options, totals);
-    missing = deps.store.markUnlisted(scope);
+    missing = await deps.store.markUnlisted(scope);
   });
   const report: ReconcileReport = { ...totals, ...end, since, missing };
   logRun(deps.logger, report);
@@ -57,8 +57,8 @@ async function passOver(
       judge(page, step) {
         return since !== null && step.contiguous && endsBelow(page, since);
       },
-      onPage(page) {
-        saveListPage(deps, page, { listedBy: runId }, totals);
+      async onPage(page) {
+        await saveListPage(deps, page, { listedBy: runId }, totals);
         bookings += page.records.length;
         options.onPage?.({ pages: totals.pages, bookings, upTo: oldestOf(page) });
       },
@@ -80,14 +80,14 @@ async function lookAgain(
   options: ReconcileOptions,
   totals: RunCounters,
 ): Promise<void> {
-  let times = deps.store.unlistedTimes(scope, LOOK_AGAIN_TIMES + 1);
+  let times = await deps.store.unlistedTimes(scope, LOOK_AGAIN_TIMES + 1);
   if (times.length > LOOK_AGAIN_TIMES) {
     deps.logger.info(
       { unlisted: `over ${LOOK_AGAIN_TIMES} times` },
       "reconcile: many bookings unlisted; passing over the window again",
     );
     await passOver(deps, scope.runId, options, totals);
-    times = deps.store.unlistedTimes(scope, LOOK_AGAIN_TIMES + 1);
+    times = await deps.store.unlistedTimes(scope, LOOK_AGAIN_TIMES + 1);
     if (times.length > LOOK_AGAIN_TIMES) return;
   }
   const pageSize = options.pageSize ?? 100;

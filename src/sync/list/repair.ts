@@ -43,7 +43,7 @@ export async function repairMirror(
   const report: RepairReport = { end: "clean", gaps: 0, repaired: 0, shortfall: 0 };
   let total = options.sourceTotal ?? (await timeAt(deps, 0, counters)).total;
   for (;;) {
-    report.shortfall = total - store.countAccounted();
+    report.shortfall = total - (await store.countAccounted());
     if (report.shortfall <= 0) return report;
     if (counters.requests - startRequests >= budget) return { ...report, end: "budget" };
     const times = new Map<number, string | null>();
@@ -57,7 +57,7 @@ export async function repairMirror(
       const at = await timeOf(position);
       if (at === undefined) return true; // past the end: the list shrank, look higher
       if (at === null) return false;
-      if (position + 1 - store.countAccounted(at) > 0) return true;
+      if (position + 1 - (await store.countAccounted(at)) > 0) return true;
       // The mirror's count takes a whole millisecond at once, so when the next booking shares this
       // one's, the bookings of it below here hide a shortfall above: look higher, to be sure.
       return position + 1 < total && (times.get(position + 1) ?? (await timeOf(position + 1))) === at;
@@ -98,7 +98,7 @@ async function findAndRead(
   counters: RunCounters,
 ): Promise<number> {
   const accounted = () => deps.store.countAccounted();
-  const before = accounted();
+  const before = await accounted();
   const timeOf = async (position: number) => {
     if (!search.times.has(position)) await search.deficit(position);
     return search.times.get(position);
@@ -111,15 +111,15 @@ async function findAndRead(
     const tied = typeof at === "string" && position > 0 && (await timeOf(position - 1)) === at;
     if (!tied) {
       await readGap(deps, position, pageSize, counters);
-      if (accounted() > before) break;
+      if ((await accounted()) > before) break;
       lo = position;
       continue;
     }
     const read = await readTieRun(deps, { from: at, to: at }, { pageSize, maxPages: 20 }, counters);
-    if (accounted() > before || !read.complete || read.start === undefined) break;
+    if ((await accounted()) > before || !read.complete || read.start === undefined) break;
     hi = read.start - 1;
   }
-  return accounted() - before;
+  return (await accounted()) - before;
 }
 
 /** Reads pages from the one holding `position` while they hold bookings the mirror lacks. */
@@ -134,13 +134,11 @@ async function readGap(
     {
       pageSize,
       from: { covered: position - (position % pageSize), total: null },
-      judge(page) {
+      async judge(page) {
         const ids = page.records.flatMap((r) => (r.ok ? [r.id] : []));
-        return deps.store.absentIds(ids).length === 0;
+        return (await deps.store.absentIds(ids)).length === 0;
       },
-      onPage(page) {
-        saveListPage(deps, page, {}, counters);
-      },
+      onPage: (page) => saveListPage(deps, page, {}, counters),
     },
     counters,
   );

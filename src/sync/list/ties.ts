@@ -145,7 +145,7 @@ async function readPass(
       },
       onPage(page) {
         const records = page.records.filter(inRun);
-        saveListPage(deps, { records }, { listedBy: options.listedBy }, counters);
+        return saveListPage(deps, { records }, { listedBy: options.listedBy }, counters);
       },
     },
     counters,
