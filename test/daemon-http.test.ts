@@ -1,5 +1,6 @@
 import { once } from "node:events";
 import { request } from "node:http";
+import { connect } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { createHealth } from "../src/daemon/health.js";
 import { type HttpServerHandle, type HttpServerOptions, startHttpServer } from "../src/daemon/http.js";
@@ -240,5 +241,35 @@ describe("daemon HTTP endpoint", () => {
     await server.close();
     await server.close(); // idempotent
     await expect(fetch(`${server.url}/healthz`)).rejects.toThrow();
+  });
+
+  it("close() ends a connection that never sent a request (a browser's spare one), not one in flight", async () => {
+    let called: () => void = () => undefined;
+    const reached = new Promise<void>((resolve) => {
+      called = resolve;
+    });
+    let answer: (text: string) => void = () => undefined;
+    const { server } = await setup({
+      registry: {
+        contentType: "text/plain",
+        metrics: () =>
+          new Promise<string>((resolve) => {
+            answer = resolve;
+            called();
+          }),
+      } as never,
+    });
+    const spare = connect(server.port, "127.0.0.1");
+    await once(spare, "connect");
+    const spareClosed = once(spare, "close");
+    const inFlight = fetch(`${server.url}/metrics`);
+    await reached;
+    const closed = server.close();
+    await spareClosed;
+    answer("up 1\n");
+    const res = await inFlight;
+    expect(res.status).toBe(200);
+    expect(await res.text()).toBe("up 1\n");
+    await closed;
   });
 });

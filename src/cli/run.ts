@@ -8,8 +8,8 @@ import { EXIT, reportError } from "./output.js";
 export function registerRun(program: Command): void {
   withApiOptions(program.command("run"))
     .description(
-      "sync on a schedule until SIGTERM (a first sync at once), serving GET /healthz, /readyz, /metrics " +
-        "and POST /sync; waits while another process holds the database",
+      "sync on a schedule until SIGTERM (a first sync at once), serving a status page at GET /, " +
+        "GET /healthz, /readyz, /metrics and POST /sync; waits while another process holds the database",
     )
     .option("--schedule <cron>", "when to sync, e.g. '*/5 * * * *' (SYNC_SCHEDULE)")
     .option(

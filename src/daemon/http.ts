@@ -1,14 +1,16 @@
-/** The daemon's HTTP endpoint (health, metrics, on-demand sync): plain node:http for four routes. */
+/** The daemon's HTTP endpoint (status page, health, metrics, on-demand sync): plain node:http. */
 import { createHash, timingSafeEqual } from "node:crypto";
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
 import type { Registry } from "prom-client";
 import { isLoopbackHost } from "../config/transport.js";
 import { wrapError } from "../errors.js";
+import type { StatusPageData } from "../store/daily.js";
 import type { Clock, Logger } from "../sync/ports.js";
 import { errorText } from "./error-text.js";
 import type { Health } from "./health.js";
 import type { TriggerResult } from "./scheduler.js";
+import { renderStatusPage, STATUS_PAGE_HEADERS } from "./status-page.js";
 
 export interface HttpServerOptions {
   /** Address to bind, e.g. "127.0.0.1" or "0.0.0.0". */
@@ -21,6 +23,8 @@ export interface HttpServerOptions {
   registry: Pick<Registry, "metrics" | "contentType">;
   /** Asks for a run now (the scheduler's `trigger`). */
   trigger: () => TriggerResult;
+  /** Reads what GET / shows, at request time; without it GET / is 404. A throw answers 503. */
+  statusPage?: (() => StatusPageData) | undefined;
   /** When set, POST /sync requires it as a bearer token; else see `triggerGuard`. */
   triggerToken?: string | undefined;
   /** Time for readiness; default the system clock. */
@@ -67,6 +71,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     });
     void dispatch(routes, req, res, options.logger);
   });
+  const closeIdle = trackIdleSockets(server);
   await new Promise<void>((resolve, reject) => {
     server.once("error", (err) => reject(wrapError(`listen on ${options.host}:${options.port}`, err)));
     server.listen(options.port, options.host, () => resolve());
@@ -80,10 +85,35 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     close() {
       closing ??= new Promise<void>((resolve, reject) => {
         server.close((err) => (err ? reject(err) : resolve()));
-        server.closeIdleConnections();
+        closeIdle();
       });
       return closing;
     },
+  };
+}
+
+/**
+ * Returns what closes every connection with no request in flight, now and as each in-flight one ends.
+ * Node's closeIdleConnections() misses a connection that never carried a request, such as the spare
+ * one a browser opens ahead of need: it held a stop for the whole shutdown timeout.
+ */
+function trackIdleSockets(server: Server): () => void {
+  const idle = new Set<Socket>();
+  let closing = false;
+  server.on("connection", (socket: Socket) => {
+    idle.add(socket);
+    socket.on("close", () => idle.delete(socket));
+  });
+  server.on("request", (req: IncomingMessage, res: ServerResponse) => {
+    idle.delete(req.socket);
+    res.on("close", () => {
+      if (closing) req.socket.end();
+      else if (!req.socket.destroyed) idle.add(req.socket);
+    });
+  });
+  return () => {
+    closing = true;
+    for (const socket of idle) socket.destroy();
   };
 }
 
@@ -122,12 +152,31 @@ function buildRoutes(options: HttpServerOptions): Map<string, Map<string, Handle
       ["GET", h],
       ["HEAD", h],
     ]);
-  return new Map([
+  const routes = new Map([
     ["/healthz", get(healthz)],
     ["/readyz", get(readyz)],
     ["/metrics", get(metrics)],
     ["/sync", new Map([["POST", sync]])],
   ]);
+  if (options.statusPage) routes.set("/", get(statusPage(options.statusPage, options.logger)));
+  return routes;
+}
+
+/** GET /: the page, or a short 503 when the database cannot be read now (busy, say). */
+function statusPage(read: () => StatusPageData, logger: Logger): Handler {
+  return (_req, res) => {
+    let data: StatusPageData;
+    try {
+      data = read();
+    } catch (err) {
+      logger.error({ error: errorText(err) }, "status page: reading the database failed");
+      res.writeHead(503, { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" });
+      res.end("status unavailable: the database could not be read; the daemon's log says why\n");
+      return;
+    }
+    res.writeHead(200, STATUS_PAGE_HEADERS);
+    res.end(renderStatusPage(data));
+  };
 }
 
 async function dispatch(
