@@ -7,5 +7,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",
+    // One PostgreSQL server for the run (throwaway unless BOOKING_TEST_POSTGRES_URL names one).
+    globalSetup: ["test/support/postgres-server.ts"],
   },
 });

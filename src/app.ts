@@ -5,7 +5,7 @@ import type { Config } from "./config/config.js";
 import { requireApi } from "./config/config.js";
 import { apiUrlProblem } from "./config/transport.js";
 import { createLogger } from "./logger.js";
-import { openStore, type Store } from "./store/index.js";
+import { type Mirror, openMirror } from "./store/index.js";
 import { personalDataPolicy } from "./store/personal-data.js";
 import type { Clock, PartnerApi } from "./sync/ports.js";
 
@@ -13,10 +13,10 @@ export const systemClock: Clock = { now: () => new Date() };
 
 export interface App {
   api: PartnerApi;
-  store: Store;
+  store: Mirror;
   clock: Clock;
   logger: pino.Logger;
-  close(): void;
+  close(): Promise<void>;
 }
 
 export interface AppOptions {
@@ -26,7 +26,7 @@ export interface AppOptions {
 }
 
 /** Opens the database (applying migrations) and builds the API client. */
-export function openApp(config: Config, options: AppOptions = {}): App {
+export async function openApp(config: Config, options: AppOptions = {}): Promise<App> {
   const { apiBaseUrl, apiToken } = requireApi(config);
   const logger = options.logger ?? createLogger({ level: config.logLevel });
   if (config.apiAllowInsecure && apiUrlProblem(apiBaseUrl, false))
@@ -39,7 +39,7 @@ export function openApp(config: Config, options: AppOptions = {}): App {
     logger.warn(
       "SYNC_PERSONAL_DATA=hash without SYNC_PERSONAL_DATA_KEY: a phone number's hash can be reversed by hashing every number",
     );
-  const store = openStore(config.dbPath, {
+  const store = await openMirror(config.database, {
     logger,
     personalData,
     mode: Number.parseInt(config.dbMode, 8),
@@ -53,5 +53,5 @@ export function openApp(config: Config, options: AppOptions = {}): App {
     logger,
     onRequest: options.onRequest,
   });
-  return { api, store, clock: systemClock, logger, close: () => store.close() };
+  return { api, store, clock: systemClock, logger, close: async () => store.close() };
 }

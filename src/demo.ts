@@ -8,6 +8,7 @@ import { syncSummary } from "./cli/output.js";
 import { loadConfig } from "./config/config.js";
 import { createLogger } from "./logger.js";
 import { startSimulator } from "./simulator/index.js";
+import { openStore } from "./store/index.js";
 import { runSync } from "./sync/run-sync.js";
 
 const DB = "./data/demo.db";
@@ -29,7 +30,7 @@ async function demo(): Promise<number> {
   const config = loadConfig({
     env: { ...env, BOOKING_API_BASE_URL: sim.url, BOOKING_API_TOKEN: "sim-token" },
   });
-  const app = openApp(config, { logger: createLogger({ level: config.logLevel }) });
+  const app = await openApp(config, { logger: createLogger({ level: config.logLevel }) });
   const deps = { ...app, signal: new AbortController().signal };
   // Details for everything the demo mirrors: 20,000 bookings are 200 list-bookings pages.
   const options = {
@@ -49,14 +50,20 @@ async function demo(): Promise<number> {
     const ok = [cold, warm, again].every((r) => r.status === "success");
     say("");
     say(`mirror: ${DB}. What an analyst can ask it (docs/queries.md has more):`);
-    for (const sql of QUERIES) {
-      say(`\n  sqlite3 ${DB} "${sql}"`);
-      for (const row of app.store.db.prepare(sql).all())
-        say(`    ${Object.values(row as object).join(" | ")}`);
+    await app.close();
+    const reader = openStore(DB, { readonly: true });
+    try {
+      for (const sql of QUERIES) {
+        say(`\n  sqlite3 ${DB} "${sql}"`);
+        for (const row of reader.db.prepare(sql).all())
+          say(`    ${Object.values(row as object).join(" | ")}`);
+      }
+    } finally {
+      reader.close();
     }
     return ok ? 0 : 1;
   } finally {
-    app.close();
+    await app.close();
     await sim.close();
   }
 }

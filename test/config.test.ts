@@ -199,3 +199,46 @@ describe("loadConfig", () => {
     expect(err.message).toBe("BOOKING_API_TOKEN = (hidden) is not valid: expected a non-empty bearer token");
   });
 });
+
+describe("the database setting", () => {
+  const read = (extra: Record<string, string>, flags: Record<string, unknown> = {}, files = {}) =>
+    loadConfig({
+      env: { ...env, ...extra },
+      flags,
+      readFile: (p) => {
+        const text = (files as Record<string, string>)[p];
+        if (text === undefined) throw Object.assign(new Error("no such file"), { code: "ENOENT" });
+        return text;
+      },
+    });
+
+  it("is the SQLite file by default, and PostgreSQL when BOOKING_DB_URL or --db is a postgres URL", () => {
+    expect(read({}).database).toEqual({ kind: "sqlite", path: "./data/bookings.db" });
+    const url = "postgres://sync@db.internal:5432/bookings";
+    expect(read({ BOOKING_DB_URL: url }).database).toEqual({ kind: "postgres", url, password: undefined });
+    const flag = "postgresql://sync@db.internal/bookings?sslmode=require";
+    expect(read({}, { db: flag }).database).toEqual({ kind: "postgres", url: flag, password: undefined });
+  });
+
+  it("reads the password from BOOKING_DB_PASSWORD_FILE, and refuses a second one in the URL", () => {
+    const files = { "/run/secrets/db": "pa55word\n" };
+    const url = "postgres://sync@db/bookings";
+    const config = read({ BOOKING_DB_URL: url, BOOKING_DB_PASSWORD_FILE: "/run/secrets/db" }, {}, files);
+    expect(config.database).toEqual({ kind: "postgres", url, password: "pa55word" });
+    const both = configError(() =>
+      read(
+        { BOOKING_DB_URL: "postgres://sync:other@db/bookings", BOOKING_DB_PASSWORD_FILE: "/run/secrets/db" },
+        {},
+        files,
+      ),
+    );
+    expect(both.message).toMatch(/holds a password and BOOKING_DB_PASSWORD_FILE is set/);
+    expect(both.message).not.toMatch(/other|pa55word/);
+  });
+
+  it("names a bad BOOKING_DB_URL without echoing it: it may hold a password", () => {
+    const bad = configError(() => read({ BOOKING_DB_URL: "mysql://sync:hunter2@db/bookings" }));
+    expect(bad.message).toMatch(/BOOKING_DB_URL = \(hidden\) is not valid: expected a postgres:\/\//);
+    expect(`${bad.message} ${bad.hint}`).not.toMatch(/hunter2/);
+  });
+});

@@ -169,6 +169,15 @@ describe("booking-sync status", () => {
     expect(r.stderr).toContain(`database ${missing} does not exist`);
   });
 
+  it("refuses a PostgreSQL mirror with exit 2, saying where its health is instead, without connecting", async () => {
+    const env = { ...statusEnv("./unused.db"), BOOKING_DB_URL: "postgres://sync:hunter2@127.0.0.1:1/bookings" };
+    const r = await runCli(["status"], env);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/`booking-sync status` reads a SQLite mirror, and this one is in PostgreSQL/);
+    expect(r.stderr).toMatch(/^Try: query the view sync_health_v in PostgreSQL$/m);
+    expect(r.stderr).not.toContain("hunter2");
+  });
+
   it("reads while a sync is running, inside its open write transaction", async () => {
     let during: { cli: Promise<CliResult>; total: number; writing: boolean } | undefined;
     h = await harness({

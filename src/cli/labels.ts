@@ -2,7 +2,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import type { Command } from "commander";
 import { z } from "zod";
-import { loadConfig } from "../config/config.js";
+import { loadConfig, sqliteFile } from "../config/config.js";
 import { ConfigError, wrapError } from "../errors.js";
 import { openStore, type Store } from "../store/index.js";
 import { exportLabels, importLabels, LABEL_KINDS, type StateLabels } from "../store/labels.js";
@@ -53,6 +53,7 @@ function importAction(file: string, flags: Record<string, unknown>): Promise<num
     labels = readLabelsFile(file);
   };
   return runAsStoreWriter(
+    "labels import",
     flags,
     ({ store }) => {
       const counts = importLabels(store.db, labels);
@@ -68,7 +69,11 @@ function importAction(file: string, flags: Record<string, unknown>): Promise<num
 function exportAction(flags: Record<string, unknown>): number {
   let store: Store | undefined;
   try {
-    const { dbPath } = loadConfig({ flags, env: process.env });
+    const dbPath = sqliteFile(
+      loadConfig({ flags, env: process.env }),
+      "labels export",
+      "read the table with SQL: SELECT kind, code, label FROM state_labels",
+    );
     if (!existsSync(dbPath)) {
       throw new ConfigError(`database ${dbPath} does not exist`, {
         hint: "point BOOKING_DB_PATH (--db) at the mirror, or create it with `booking-sync migrate`",

@@ -2,7 +2,7 @@
 import type { Command } from "commander";
 import { loadConfig } from "../config/config.js";
 import { createLogger } from "../logger.js";
-import { openStore } from "../store/index.js";
+import { openMirror } from "../store/index.js";
 import { EXIT, reportError } from "./output.js";
 
 export function registerMigrate(program: Command): void {
@@ -10,19 +10,22 @@ export function registerMigrate(program: Command): void {
     .command("migrate")
     .description("create or upgrade the database schema, then exit")
     .action(function (this: Command) {
-      (this as Command & { exitCode?: number }).exitCode = migrateAction(this.optsWithGlobals());
+      return migrateAction(this.optsWithGlobals()).then((code) => {
+        (this as Command & { exitCode?: number }).exitCode = code;
+      });
     });
 }
 
-function migrateAction(flags: Record<string, unknown>): number {
+async function migrateAction(flags: Record<string, unknown>): Promise<number> {
   try {
     const config = loadConfig({ flags, env: process.env });
-    const store = openStore(config.dbPath, {
+    const store = await openMirror(config.database, {
       logger: createLogger({ level: config.logLevel }),
       mode: Number.parseInt(config.dbMode, 8),
     });
-    store.close();
-    process.stdout.write(`database ${config.dbPath} is up to date\n`);
+    const where = store.location;
+    await store.close();
+    process.stdout.write(`database ${where} is up to date\n`);
     return EXIT.ok;
   } catch (err) {
     return reportError(err);

@@ -1,7 +1,7 @@
 /** `booking-sync rewrite-personal-data`: applies SYNC_PERSONAL_DATA to what the mirror already holds. */
 import type { Command } from "commander";
 import { systemClock } from "../app.js";
-import { loadConfig } from "../config/config.js";
+import { loadConfig, sqliteFile } from "../config/config.js";
 import { ConfigError } from "../errors.js";
 import { createLogger } from "../logger.js";
 import { openStore, type Store } from "../store/index.js";
@@ -36,7 +36,8 @@ async function rewriteAction(flags: Record<string, unknown>): Promise<number> {
       });
     }
     const logger = createLogger({ level: config.logLevel });
-    store = openStore(config.dbPath, { logger });
+    const path = sqliteFile(config, "rewrite-personal-data", "it rewrites SQLite mirrors only, for now");
+    store = openStore(path, { logger });
     const lease = takeWriterLease(store, { clock: systemClock, logger });
     if (!lease.acquired) throw new Error(lease.message);
     try {

@@ -1,7 +1,7 @@
 /** `booking-sync status`: what the mirror holds and how fresh it is, read-only; `--max-age` makes it a check. */
 import { existsSync } from "node:fs";
 import type { Command } from "commander";
-import { loadConfig } from "../config/config.js";
+import { loadConfig, sqliteFile } from "../config/config.js";
 import { ConfigError } from "../errors.js";
 import { openStore, type Store } from "../store/index.js";
 import { hasMirrorTables, readStatus, type Status } from "../store/status.js";
@@ -61,8 +61,9 @@ function statusAction(flags: Record<string, unknown>): number {
   try {
     const maxAge = flags.maxAge === undefined ? undefined : parseMaxAge(String(flags.maxAge));
     // Only the database path: status reads no API, so API settings are neither needed nor checked.
-    const env = { BOOKING_DB_PATH: process.env.BOOKING_DB_PATH };
-    const { dbPath } = loadConfig({ flags: { db: flags.db }, env });
+    const { BOOKING_DB_PATH, BOOKING_DB_URL } = process.env;
+    const config = loadConfig({ flags: { db: flags.db }, env: { BOOKING_DB_PATH, BOOKING_DB_URL } });
+    const dbPath = sqliteFile(config, "status", "query the view sync_health_v in PostgreSQL");
     if (!existsSync(dbPath)) {
       throw new ConfigError(`database ${dbPath} does not exist`, {
         hint: "point --db or BOOKING_DB_PATH at the mirror, or create it with `booking-sync sync`",

@@ -3,7 +3,7 @@
  * lease and exit codes. `runAsWriter` would also demand the API settings, which such a command has no use for.
  */
 import { systemClock } from "../app.js";
-import { type Config, loadConfig } from "../config/config.js";
+import { type Config, loadConfig, sqliteFile } from "../config/config.js";
 import { createLogger } from "../logger.js";
 import { openStore, type Store } from "../store/index.js";
 import { takeWriterLease } from "../store/writer-lease.js";
@@ -22,6 +22,7 @@ export interface StoreWriterContext {
  * the database. Meant for short work: no signal handling, and the lease is released when it returns.
  */
 export async function runAsStoreWriter(
+  command: string,
   flags: Record<string, unknown>,
   work: (ctx: StoreWriterContext) => number | Promise<number>,
   check?: () => void,
@@ -31,7 +32,8 @@ export async function runAsStoreWriter(
     check?.();
     const config = loadConfig({ flags, env: process.env });
     const logger = createLogger({ level: config.logLevel });
-    store = openStore(config.dbPath, { logger, mode: Number.parseInt(config.dbMode, 8) });
+    const path = sqliteFile(config, command, "run it against the SQLite mirror, or write the table with SQL");
+    store = openStore(path, { logger, mode: Number.parseInt(config.dbMode, 8) });
     const lease = takeWriterLease(store, { clock: systemClock, logger });
     if (!lease.acquired) throw new Error(lease.message);
     try {

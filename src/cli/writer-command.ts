@@ -1,7 +1,6 @@
 /** Around every command that writes the mirror: config, app, writer lease, signals and exit codes. */
 import { type App, openApp } from "../app.js";
 import { type Config, loadConfig } from "../config/config.js";
-import { takeWriterLease } from "../store/writer-lease.js";
 import { exitFor, type Outcome, reportError } from "./output.js";
 import { abortOnSignals } from "./signals.js";
 
@@ -29,8 +28,8 @@ export async function runAsWriter(
   try {
     check?.();
     const config = loadConfig({ flags, env: process.env });
-    app = openApp(config);
-    const lease = takeWriterLease(app.store, {
+    app = await openApp(config);
+    const lease = await app.store.takeWriterLease({
       clock: app.clock,
       logger: app.logger,
       onLost: () => signals.abort("lost the writer lease to another process"),
@@ -41,12 +40,12 @@ export async function runAsWriter(
     try {
       return await work({ app, config, signal: signals.signal, exit });
     } finally {
-      lease.release();
+      await lease.release();
     }
   } catch (err) {
     return reportError(err);
   } finally {
-    app?.close();
+    await app?.close();
     signals.dispose();
   }
 }

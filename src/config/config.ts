@@ -14,6 +14,8 @@ export interface Config {
   apiAllowInsecure: boolean;
   /** SQLite file; default ./data/bookings.db. */
   dbPath: string;
+  /** Where the mirror is kept: `dbPath`'s file, or PostgreSQL when BOOKING_DB_URL (or `--db`) is a URL. */
+  database: Database;
   /** Octal file mode of a new database (and its -wal/-shm): "0600" (default), "0640" or "0644". */
   dbMode: "0600" | "0640" | "0644";
   /** Feed scope; undefined syncs all bookings. */
@@ -53,6 +55,11 @@ export interface Config {
   triggerToken: string | undefined;
 }
 
+export type Database =
+  | { kind: "sqlite"; path: string }
+  /** `password`, when set, was read from BOOKING_DB_PASSWORD_FILE and replaces the URL's. */
+  | { kind: "postgres"; url: string; password: string | undefined };
+
 export interface ConfigInput {
   /** Parsed command-line options (commander's `opts()`), camelCase. */
   flags?: Record<string, unknown>;
@@ -77,6 +84,14 @@ export function loadConfig({
   out.personalDataKey = resolveToken(PERSONAL_DATA_KEY, out.personalDataKey, keyFile, readFile);
   delete out.personalDataKeyFile;
   checkPersonalData(out.personalData, out.personalDataKey, keyFile, flags);
+  out.database = database(
+    out.dbPath as string,
+    out.dbUrl as string | undefined,
+    out.dbPasswordFile,
+    readFile,
+  );
+  delete out.dbUrl;
+  delete out.dbPasswordFile;
   checkApiUrl(out.apiBaseUrl as string | undefined, out.apiAllowInsecure === true, flags, env);
   return out as unknown as Config;
 }
@@ -123,6 +138,32 @@ function fixHint(setting: Setting, name: string): string {
   return setting.unset ? `fix ${name}, or unset it ${setting.unset}` : `fix ${name}, or unset it`;
 }
 
+/** The SQLite file of a command that reads it with SQL; a PostgreSQL mirror is refused, saying why. */
+export function sqliteFile(config: Pick<Config, "database">, command: string, instead: string): string {
+  if (config.database.kind === "sqlite") return config.database.path;
+  throw new ConfigError(`\`booking-sync ${command}\` reads a SQLite mirror, and this one is in PostgreSQL`, {
+    hint: instead,
+  });
+}
+
+/** The database the settings name: a postgres URL in BOOKING_DB_URL or `--db`, else the SQLite file. */
+function database(
+  path: string,
+  url: string | undefined,
+  passwordFile: unknown,
+  readFile: (p: string) => string,
+): Database {
+  const postgres = url ?? (/^postgres(ql)?:\/\//i.test(path) ? path : undefined);
+  if (postgres === undefined) return { kind: "sqlite", path };
+  const password = resolveToken(DB_PASSWORD, undefined, passwordFile, readFile);
+  if (password !== undefined && /^[^/]*\/\/[^/@]*:[^/@]*@/.test(postgres)) {
+    throw new ConfigError("the PostgreSQL URL holds a password and BOOKING_DB_PASSWORD_FILE is set", {
+      hint: "keep the password in one place: remove it from the URL, or unset BOOKING_DB_PASSWORD_FILE",
+    });
+  }
+  return { kind: "postgres", url: postgres, password };
+}
+
 /** A secret given either in a variable or in a file another variable names. */
 interface TokenSource {
   token: string;
@@ -130,6 +171,7 @@ interface TokenSource {
 }
 const API_TOKEN: TokenSource = { token: "BOOKING_API_TOKEN", file: "BOOKING_API_TOKEN_FILE" };
 const TRIGGER_TOKEN: TokenSource = { token: "TRIGGER_TOKEN", file: "TRIGGER_TOKEN_FILE" };
+const DB_PASSWORD: TokenSource = { token: "BOOKING_DB_URL", file: "BOOKING_DB_PASSWORD_FILE" };
 const PERSONAL_DATA_KEY: TokenSource = {
   token: "SYNC_PERSONAL_DATA_KEY",
   file: "SYNC_PERSONAL_DATA_KEY_FILE",

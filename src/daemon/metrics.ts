@@ -1,6 +1,6 @@
 /** The daemon's Prometheus metrics, on a registry of their own so daemons in one process share none. */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
-import type { Clock, RunKind } from "../sync/ports.js";
+import type { Awaitable, Clock, RunKind } from "../sync/ports.js";
 
 /** Every metric name starts with this, process metrics included. */
 export const METRIC_PREFIX = "booking_sync_";
@@ -41,7 +41,7 @@ export interface MetricsOptions {
   /** Time for checkpoint lag; default the system clock. */
   clock?: Clock;
   /** Reads the stored checkpoints (stream → ISO or null) at scrape time; default those of recorded runs. */
-  readCheckpoints?: () => Record<string, string | null>;
+  readCheckpoints?: () => Awaitable<Record<string, string | null>>;
   /** Collect process and Node.js metrics (CPU, memory, event loop); default true. */
   processMetrics?: boolean;
 }
@@ -109,7 +109,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
 }
 
 /** Declares every metric on `registry`; `lags` yields checkpoint lag per stream at scrape time. */
-function defineMetrics(registry: Registry, lags: () => Record<string, number>) {
+function defineMetrics(registry: Registry, lags: () => Promise<Record<string, number>>) {
   const registers = [registry];
   const name = (suffix: string) => `${METRIC_PREFIX}${suffix}`;
   const counter = <L extends string = never>(suffix: string, help: string, labelNames: readonly L[] = []) =>
@@ -164,10 +164,11 @@ function defineMetrics(registry: Registry, lags: () => Record<string, number>) {
       help: "Seconds between now and each stream's checkpoint (newest booking known to be fully mirrored); absent before the first.",
       labelNames: ["stream"] as const,
       registers,
-      collect() {
+      async collect() {
+        const now = await lags();
         // Labelled so a stream without a checkpoint has no sample at all, rather than a reassuring 0.
         this.reset();
-        for (const [stream, lag] of Object.entries(lags())) this.set({ stream }, lag);
+        for (const [stream, lag] of Object.entries(now)) this.set({ stream }, lag);
       },
     }),
     sourceTotal: gauge(
@@ -188,15 +189,15 @@ function defineMetrics(registry: Registry, lags: () => Record<string, number>) {
 }
 
 /** now − checkpoint in seconds per stream; streams without a (readable) checkpoint are left out. */
-function checkpointLagSeconds(
-  read: (() => Record<string, string | null>) | undefined,
+async function checkpointLagSeconds(
+  read: (() => Awaitable<Record<string, string | null>>) | undefined,
   fallback: Record<string, string | null>,
   now: Date,
-): Record<string, number> {
+): Promise<Record<string, number>> {
   let checkpoints = fallback;
   if (read) {
     try {
-      checkpoints = read();
+      checkpoints = await read();
     } catch {
       // A scrape must not fail because the database is closing; the lag is simply absent.
       return {};

@@ -5,6 +5,8 @@
 import type { pino } from "pino";
 import { type App, openApp } from "../app.js";
 import type { Config } from "../config/config.js";
+import { readStatusPage } from "../store/daily.js";
+import { isSqlite } from "../store/index.js";
 import { streamName } from "../sync/feed/walk.js";
 import { errorText } from "./error-text.js";
 import { createHealth, type Health } from "./health.js";
@@ -55,16 +57,16 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
   const stream = streamName(config.bookingType);
   // The lag reads the stored checkpoint at scrape time, so it is right from the first scrape.
   const metrics = createMetrics({
-    readCheckpoints: () => ({ [stream]: app.store.readStream(stream).checkpoint }),
+    readCheckpoints: async () => ({ [stream]: (await app.store.readStream(stream)).checkpoint }),
   });
-  const app = openApp(config, { logger: options.logger, onRequest: metrics.onRequest });
+  const app = await openApp(config, { logger: options.logger, onRequest: metrics.onRequest });
   // The runner reports a fatal error before the stop sequence exists; `launch` fills this in.
   const fatal: FatalHook = { stop: () => undefined };
   try {
     const parts = await assemble(config, app, metrics, options, (error) => fatal.stop(error));
     return launch(parts, options, fatal);
   } catch (err) {
-    app.close();
+    await app.close();
     throw err;
   }
 }
@@ -93,6 +95,7 @@ async function assemble(
     reconcilePageSize: config.pageSize,
     maxAuthRejects: options.maxAuthRejects ?? 3,
     onFatal,
+    retry: () => scheduler.trigger(),
   });
   const scheduler = createScheduler({
     schedule: config.schedule,
@@ -111,11 +114,18 @@ async function assemble(
           health: { status: (now) => runner.status(health.status(now)) },
           registry: metrics.registry,
           trigger: () => scheduler.trigger(),
+          statusPage: sqliteStatusPage(app),
           triggerToken: config.triggerToken,
           clock: app.clock,
           logger: app.logger,
         });
   return { config, app, health, metrics, runner, scheduler, http };
+}
+
+/** The status page's reader; it reads SQLite's file (a PostgreSQL mirror has the views instead). */
+function sqliteStatusPage(app: App) {
+  const { store, clock } = app;
+  return isSqlite(store) ? () => readStatusPage(store.db, clock.now()) : undefined;
 }
 
 /** Wires the stop sequence to signals and to fatal errors, then starts the schedule. */
@@ -169,7 +179,7 @@ function logStart({ config, app, health, http }: Parts): void {
       trigger,
       readyMaxAgeSeconds: health.status(app.clock.now()).maxAgeSeconds,
       details: config.details,
-      db: app.store.path,
+      db: app.store.location,
     },
     "booking-sync run: syncing on a schedule until SIGTERM",
   );
@@ -185,8 +195,10 @@ async function stopAll(parts: Parts, why: string, fatal: Error | undefined): Pro
     await scheduler.stop();
     await http?.close();
   } finally {
-    runner.releaseLease();
-    app.close();
+    await runner
+      .releaseLease()
+      .catch((err) => app.logger.warn({ err }, "could not release the writer lease"));
+    await app.close();
   }
   app.logger.info({}, "stopped: the schedule, the HTTP endpoint and the database are closed");
 }

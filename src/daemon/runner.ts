@@ -4,7 +4,7 @@
  */
 import type { App } from "../app.js";
 import { ApiError, findCause } from "../errors.js";
-import { takeWriterLease, type WriterLease } from "../store/writer-lease.js";
+import type { WriterLease } from "../store/writer-lease.js";
 import { type ReconcileReport, runReconcile } from "../sync/list/reconcile.js";
 import { runSync, type SyncOptions, type SyncReport } from "../sync/run-sync.js";
 import { errorText } from "./error-text.js";
@@ -24,7 +24,14 @@ export interface RunnerOptions {
   maxAuthRejects: number;
   /** Called once when the daemon must stop by itself; the error says why. Must not await the run. */
   onFatal: (error: Error) => void;
+  /** Asks for a run again (the scheduler's `trigger`) while another worker holds the lease. */
+  retry?: (() => void) | undefined;
+  /** How often a waiting worker tries the lease again, ms; default `LEASE_RETRY_MS`. */
+  leaseRetryMs?: number | undefined;
 }
+
+/** A standby worker tries the lease this often: it takes over within this of the lease's release. */
+export const LEASE_RETRY_MS = 2_000;
 
 /** What one run came to; the scheduler passes it on as `run:end`'s result. */
 export type RunOutcome =
@@ -40,8 +47,8 @@ export interface Runner {
   runOnce(reason: RunReason): Promise<RunOutcome>;
   /** Aborts the run in flight (the pages it saved commit with their progress) and refuses further runs. */
   abort(why: string): void;
-  /** Gives up the writer lease, if held. */
-  releaseLease(): void;
+  /** Gives up the writer lease, if held, and stops trying to take it. */
+  releaseLease(): Promise<void>;
   /** Readiness as the HTTP endpoint shows it: never ready while waiting for the lease. */
   status(health: HealthStatus): HealthStatus;
 }
@@ -57,10 +64,11 @@ export function createRunner(options: RunnerOptions): Runner {
   let current: AbortController | undefined;
   let stopping = false;
   let authRejects = 0;
+  let retryTimer: NodeJS.Timeout | undefined;
 
-  const ensureLease = (): boolean => {
+  const ensureLease = async (): Promise<boolean> => {
     if (lease) return true;
-    const taken = takeWriterLease(app.store, {
+    const taken = await app.store.takeWriterLease({
       clock,
       logger,
       onLost: () => {
@@ -71,11 +79,15 @@ export function createRunner(options: RunnerOptions): Runner {
     });
     if (!taken.acquired) {
       const h = taken.heldBy;
+      const first = waitingFor === undefined;
       waitingFor = `waiting for the writer lease held by pid ${h.pid} on host ${h.hostname}`;
-      logger.warn(
-        { holder: h.holder, expiresAt: h.expiresAt },
-        `${waitingFor}; trying again at the next tick`,
-      );
+      // Said once when the wait starts, not at every retry.
+      if (first) logger.warn({ holder: h.holder, expiresAt: h.expiresAt }, `${waitingFor}; standing by`);
+      if (options.retry && !stopping) {
+        clearTimeout(retryTimer);
+        retryTimer = setTimeout(options.retry, options.leaseRetryMs ?? LEASE_RETRY_MS);
+        retryTimer.unref();
+      }
       return false;
     }
     if (waitingFor !== undefined) logger.info({}, "took the writer lease; syncing");
@@ -125,7 +137,8 @@ export function createRunner(options: RunnerOptions): Runner {
 
   const runOnce = async (reason: RunReason): Promise<RunOutcome> => {
     if (stopping) return { kind: "stopping" };
-    if (!ensureLease()) return { kind: "waiting", reason: waitingFor ?? "waiting for the writer lease" };
+    if (!(await ensureLease()))
+      return { kind: "waiting", reason: waitingFor ?? "waiting for the writer lease" };
     const controller = new AbortController();
     current = controller;
     const deps = { ...app, signal: controller.signal };
@@ -150,9 +163,11 @@ export function createRunner(options: RunnerOptions): Runner {
       stopping = true;
       current?.abort(new Error(why));
     },
-    releaseLease() {
-      lease?.release();
+    async releaseLease() {
+      clearTimeout(retryTimer);
+      const held = lease;
       lease = undefined;
+      await held?.release();
     },
     status(status) {
       return waitingFor === undefined ? status : { ...status, ready: false, reason: waitingFor };

@@ -26,7 +26,7 @@ const runs = (column: keyof typeof R) => via("sync_runs", R, column);
 const LAGOS_DAY = {
   meaning:
     "The calendar day of `created_at` in Africa/Lagos (UTC+1 all year, no daylight saving), `YYYY-MM-DD`.",
-  source: "Derived as `date(created_at, '+1 hour')`",
+  source: "Derived from `created_at` plus one hour (Africa/Lagos), as `YYYY-MM-DD`",
 };
 const label = (code: string) => ({
   meaning: `What \`${code}\` means, from \`state_labels\`; \`state <code>\` when it has no label, NULL only when the code is.`,

@@ -9,7 +9,8 @@ export {
   renewLease,
 } from "./lease.js";
 export { type OpenOptions, openStore } from "./open.js";
+export { openMirror } from "./open-mirror.js";
 export type { BookingFilter } from "./reads.js";
 export type { RunRow } from "./runs.js";
 export * as tables from "./schema.js";
-export type { Store } from "./store.js";
+export { isSqlite, type Mirror, type Store } from "./store.js";

@@ -22,6 +22,7 @@ import { runs } from "./runs.js";
 import * as schema from "./schema.js";
 import { stateWriter } from "./state.js";
 import type { Store } from "./store.js";
+import { takeWriterLease } from "./writer-lease.js";
 
 /** Resolved from this file, so it works from `src/` (vitest), `dist/` (tsc) and a Docker image alike. */
 const MIGRATIONS = fileURLToPath(new URL("../../drizzle", import.meta.url));
@@ -134,7 +135,9 @@ function assemble(
       pages.commit();
       return write(...args);
     };
-  return {
+  const store: Store = {
+    backend: "sqlite",
+    location: path,
     db,
     orm,
     path,
@@ -181,5 +184,7 @@ function assemble(
     recordDrift: afterPages((id, source, local) => run().recordDrift(id, source, local)),
     lastRun: (kind) => run().lastRun(kind),
     recentRuns: (n) => run().recentRuns(n),
+    takeWriterLease: (o) => takeWriterLease(store, o),
   };
+  return store;
 }

@@ -1,30 +1,50 @@
-/** The SQLite mirror as `openStore` gives it: the core's port plus what the CLI and daemon read. */
+/**
+ * The mirror as the CLI and daemon hold it (`Mirror`, either database), and the SQLite one as
+ * `openStore` gives it (`Store`), whose answers come at once and which tests and tools read with SQL.
+ */
 import type Database from "better-sqlite3";
 import type { BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
 import type { Awaitable, RunKind, SyncStore } from "../sync/ports.js";
 import type { BookingFilter } from "./reads.js";
 import type { RunRow } from "./runs.js";
 import type * as schema from "./schema.js";
+import type { WriterLease, WriterLeaseOptions } from "./writer-lease.js";
 
-/** The port as SQLite serves it: every answer at once. */
+/** The core's port plus what every command and the daemon need, whichever database keeps the mirror. */
+export interface Mirror extends SyncStore {
+  readonly backend: "sqlite" | "postgres";
+  /** Where the mirror is, safe to log: the file's path, or the URL without its password. */
+  readonly location: string;
+  /** How many bookings the mirror holds, optionally narrowed. */
+  countBookings(filter?: BookingFilter): Awaitable<number>;
+  /** Tries once to become the mirror's only writer. */
+  takeWriterLease(options: WriterLeaseOptions): Awaitable<WriterLease>;
+  /** The newest run, of the given kind when one is given. */
+  lastRun(kind?: RunKind): Awaitable<RunRow | undefined>;
+  /** The newest `n` runs, newest first. */
+  recentRuns(n: number): Awaitable<RunRow[]>;
+  /** Commits what was saved and closes the connections; the mirror is unusable afterwards. */
+  close(): Awaitable<void>;
+}
+
+/** Whether the mirror is a SQLite file, which the tools that read it with SQL need. */
+export function isSqlite(mirror: Mirror): mirror is Store {
+  return mirror.backend === "sqlite";
+}
+
+/** A mirror's methods as SQLite serves them: every answer at once. */
 type AtOnce<S> = {
   [K in keyof S]: S[K] extends (...args: infer A) => Awaitable<infer R> ? (...args: A) => R : S[K];
 };
 
-export interface Store extends Omit<AtOnce<SyncStore>, "readProgress"> {
+export interface Store extends Omit<AtOnce<Mirror>, "readProgress" | "takeWriterLease"> {
+  readonly backend: "sqlite";
   readProgress<T>(stream: string): { checkpoint: string | null; progress: T | null };
+  takeWriterLease(options: WriterLeaseOptions): WriterLease;
   /** The better-sqlite3 connection, for modules that need raw SQL. */
   readonly db: Database.Database;
   /** Drizzle over the same connection, with the schema's tables. */
   readonly orm: BetterSQLite3Database<typeof schema>;
   /** The database file this store opened. */
   readonly path: string;
-  /** Commits what was saved and closes the connection; the store is unusable afterwards. */
-  close(): void;
-  /** How many bookings the mirror holds, optionally narrowed. */
-  countBookings(filter?: BookingFilter): number;
-  /** The newest run, of the given kind when one is given. */
-  lastRun(kind?: RunKind): RunRow | undefined;
-  /** The newest `n` runs, newest first. */
-  recentRuns(n: number): RunRow[];
 }

@@ -1,6 +1,6 @@
 /** The single-writer rule for whole commands: take, renew and release the `writer` lease. */
 import { hostname } from "node:os";
-import type { Clock, Logger } from "../sync/ports.js";
+import type { Awaitable, Clock, Logger } from "../sync/ports.js";
 import { acquireLease, type LeaseHolder, releaseLease, renewLease } from "./lease.js";
 import { markInterruptedRuns } from "./runs.js";
 
@@ -16,7 +16,7 @@ export interface WriterLeaseOptions {
 }
 
 export type WriterLease =
-  | { acquired: true; holder: string; release(): void }
+  | { acquired: true; holder: string; release(): Awaitable<void> }
   | { acquired: false; heldBy: LeaseHolder; message: string };
 
 /** Tries once to become the database's writer. */

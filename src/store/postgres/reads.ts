@@ -1,0 +1,138 @@
+/** The port's reads and run records in Postgres: the SQLite statements' twins (reads.ts, runs.ts). */
+import type { RunFinish, RunStart, StreamState, UnlistedScope, WalkProgress } from "../../sync/ports.js";
+import type { BookingFilter } from "../reads.js";
+import type { Query } from "./sql.js";
+
+/** The stream's checkpoint and stored progress, both null when never written. */
+export async function readProgress<T>(
+  query: Query,
+  stream: string,
+): Promise<{ checkpoint: string | null; progress: T | null }> {
+  const [row] = await query<{ checkpoint: string | null; progress: string | null }>(
+    "SELECT checkpoint, progress_json AS progress FROM sync_state WHERE stream = $1",
+    [stream],
+  );
+  return {
+    checkpoint: row?.checkpoint ?? null,
+    progress: row?.progress ? (JSON.parse(row.progress) as T) : null,
+  };
+}
+
+export async function readStream(query: Query, stream: string): Promise<StreamState> {
+  const { checkpoint, progress } = await readProgress<WalkProgress>(query, stream);
+  return { stream, checkpoint, walk: progress };
+}
+
+export async function countBookings(query: Query, filter: BookingFilter = {}): Promise<number> {
+  const where: string[] = [];
+  const params: unknown[] = [];
+  if (filter.bookingType) where.push(`booking_type = $${params.push(filter.bookingType)}`);
+  if (filter.sourcePlatform) where.push(`source_platform = $${params.push(filter.sourcePlatform)}`);
+  if (filter.excludeMissing) where.push("missing_since IS NULL");
+  const condition = where.length > 0 ? `WHERE ${where.join(" AND ")}` : "";
+  return count(query, `SELECT count(*)::integer AS n FROM bookings ${condition}`, params);
+}
+
+/** The condition repeats the partial index's verbatim (schema.ts), so Postgres uses that index. */
+export function bookingsNeedingDetails(query: Query, limit: number) {
+  return query<{ id: string; createdAt: string }>(
+    `SELECT id, created_at AS "createdAt" FROM bookings
+    WHERE (detail_synced_at IS NULL OR summary_synced_at > detail_synced_at) AND missing_since IS NULL
+    ORDER BY created_at DESC LIMIT $1`,
+    [limit],
+  );
+}
+
+export function countAccounted(query: Query, since?: string | null): Promise<number> {
+  const sql = "SELECT count(*)::integer AS n FROM bookings WHERE missing_since IS NULL AND created_at >= $1";
+  return count(query, sql, [since ?? ""]);
+}
+
+export async function absentIds(query: Query, ids: readonly string[]): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const rows = await query<{ id: string }>(
+    `SELECT id FROM unnest($1::text[]) WITH ORDINALITY AS t(id, n)
+    WHERE NOT EXISTS (SELECT 1 FROM bookings b WHERE b.id = t.id AND b.missing_since IS NULL) ORDER BY n`,
+    [ids],
+  );
+  return rows.map((r) => r.id);
+}
+
+// In scope, not listed by the run, and known to the mirror before the pass began.
+const UNLISTED = `missing_since IS NULL AND listed_by_run IS DISTINCT FROM $1::integer
+  AND first_seen_at < $2 AND created_at < $2
+  AND ($3::text IS NULL OR created_at >= $3) AND ($4::text IS NULL OR source_platform = $4)`;
+
+const scopeParams = (s: UnlistedScope) => [s.runId, s.startedAt, s.since ?? null, s.sourcePlatform ?? null];
+
+export async function markUnlisted(query: Query, scope: UnlistedScope): Promise<number> {
+  const sql = `WITH marked AS (UPDATE bookings SET missing_since = $5 WHERE ${UNLISTED} RETURNING 1)
+    SELECT count(*)::integer AS n FROM marked`;
+  return count(query, sql, [...scopeParams(scope), scope.at]);
+}
+
+export async function unlistedTimes(query: Query, scope: UnlistedScope, limit: number): Promise<string[]> {
+  const rows = await query<{ at: string }>(
+    `SELECT DISTINCT created_at AS at FROM bookings WHERE ${UNLISTED} ORDER BY created_at DESC LIMIT $5`,
+    [...scopeParams(scope), limit],
+  );
+  return rows.map((r) => r.at);
+}
+
+export async function startRun(query: Query, run: RunStart): Promise<number> {
+  const [row] = await query<{ id: number }>(
+    `INSERT INTO sync_runs (kind, stream, started_at, status, checkpoint_before)
+    VALUES ($1, $2, $3, 'running', $4) RETURNING id`,
+    [run.kind, run.stream, run.startedAt, run.checkpointBefore],
+  );
+  return Number(row?.id);
+}
+
+export async function finishRun(query: Query, id: number, r: RunFinish): Promise<void> {
+  await query(
+    `UPDATE sync_runs SET status = $2, finished_at = $3, pages = $4, requests = $5, retries = $6,
+      bookings_new = $7, bookings_updated = $8, bookings_unchanged = $9, rejects = $10,
+      checkpoint_after = $11, error = $12, gaps_found = $13, bookings_repaired = $14
+    WHERE id = $1`,
+    [
+      id,
+      r.status,
+      r.finishedAt,
+      r.pages,
+      r.requests,
+      r.retries,
+      r.inserted,
+      r.updated,
+      r.unchanged,
+      r.rejected,
+      r.checkpointAfter,
+      r.error,
+      r.gapsFound ?? 0,
+      r.repaired ?? 0,
+    ],
+  );
+}
+
+export async function recordDrift(query: Query, runId: number, source: number, local: number): Promise<void> {
+  await query("UPDATE sync_runs SET source_total = $1, local_total = $2 WHERE id = $3", [
+    source,
+    local,
+    runId,
+  ]);
+}
+
+/** Marks every run still `running` as `interrupted`; only the lease holder calls it. */
+export async function markInterruptedRuns(query: Query, at: string): Promise<number[]> {
+  const note = "interrupted: its process stopped before the run finished (killed, or the machine stopped)";
+  const rows = await query<{ id: number }>(
+    `UPDATE sync_runs SET status = 'interrupted', finished_at = $1, error = coalesce(error, $2)
+    WHERE status = 'running' RETURNING id`,
+    [at, note],
+  );
+  return rows.map((r) => r.id).sort((a, b) => a - b);
+}
+
+async function count(query: Query, sql: string, params: readonly unknown[]): Promise<number> {
+  const [row] = await query<{ n: number }>(sql, params);
+  return row?.n ?? 0;
+}

@@ -1,0 +1,121 @@
+/**
+ * The writer's connection: everything the core asks goes through it in call order, and saved pages
+ * batch into one transaction as in SQLite (store/batch.ts): each page with its progress, committed at
+ * `pages` pages, after `ms`, or before any other write. A page that fails, or a commit that fails,
+ * loses the open transaction's pages with their progress: no page is taken until the next run.
+ */
+import type { PoolClient } from "pg";
+import type { BatchRule } from "../batch.js";
+import { type Query, queryOn } from "./sql.js";
+
+export interface Session {
+  /** Runs `task` on the connection once everything asked before it is done; reads see saved pages. */
+  turn<T>(task: (query: Query) => Promise<T>): Promise<T>;
+  /** Writes the next page in the open transaction (opening one). */
+  page<T>(write: (query: Query) => Promise<T>): Promise<T>;
+  /** Commits the saved pages, then runs `task` outside the batch (each statement commits). */
+  afterPages<T>(task: (query: Query) => Promise<T>): Promise<T>;
+  /** Commits, and throws if any page was lost since `reset`. */
+  flush(): Promise<void>;
+  /** Forgets a loss: a new run starts from what is committed. */
+  reset(): Promise<void>;
+  /** Commits what it can and gives the connection back, closed. */
+  close(): Promise<void>;
+  /** Set once the connection failed: the session takes nothing more. */
+  readonly broken: Error | undefined;
+}
+
+export function openSession(client: PoolClient, rule: BatchRule, onBroken: (err: Error) => void): Session {
+  const query = queryOn(client);
+  let tail: Promise<unknown> = Promise.resolve();
+  let open = false;
+  let pages = 0;
+  let timer: NodeJS.Timeout | undefined;
+  let lost: Error | undefined;
+  let broken: Error | undefined;
+
+  const breaks = (err: Error) => {
+    if (broken) return;
+    broken = new Error("store: the connection to PostgreSQL was lost", { cause: err });
+    onBroken(broken);
+  };
+  const ended = () => breaks(new Error("the server closed the connection"));
+  client.on("error", breaks);
+  client.on("end", ended);
+
+  const turn = <T>(task: (q: Query) => Promise<T>): Promise<T> => {
+    const run = tail.then(() => {
+      if (broken) throw broken;
+      return task(query);
+    });
+    tail = run.catch(() => {});
+    return run;
+  };
+  const loss = async (err: unknown): Promise<Error> => {
+    lost ??= new Error("store: saved pages were not committed; the next run reads them again", {
+      cause: err,
+    });
+    if (open) {
+      open = false;
+      await query("ROLLBACK").catch(() => {});
+    }
+    return lost;
+  };
+  const commit = async (): Promise<void> => {
+    clearTimeout(timer);
+    timer = undefined;
+    pages = 0;
+    if (!open) return;
+    open = false;
+    try {
+      await query("COMMIT");
+    } catch (err) {
+      throw await loss(err);
+    }
+  };
+
+  return {
+    turn,
+    page: (write) =>
+      turn(async () => {
+        if (lost) throw lost;
+        if (!open) {
+          await query("BEGIN");
+          open = true;
+          // Unref'd: an idle process exits, and `close` commits what is left. A failure here is
+          // kept as `lost` and thrown by the next page or flush.
+          timer = setTimeout(() => void turn(commit).catch(() => {}), rule.ms).unref();
+        }
+        try {
+          const result = await write(query);
+          if (++pages >= rule.pages) await commit();
+          return result;
+        } catch (err) {
+          throw await loss(err);
+        }
+      }),
+    afterPages: (task) =>
+      turn(async () => {
+        await commit();
+        return task(query);
+      }),
+    flush: () =>
+      turn(async () => {
+        await commit();
+        if (lost) throw lost;
+      }),
+    reset: () =>
+      turn(async () => {
+        lost = undefined;
+      }),
+    async close() {
+      await turn(commit).catch(() => {});
+      client.off("error", breaks);
+      client.off("end", ended);
+      client.release(broken ?? true);
+    },
+    get broken() {
+      return broken;
+    },
+  };
+}

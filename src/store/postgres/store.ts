@@ -1,0 +1,122 @@
+/**
+ * The mirror in PostgreSQL: the same port as SQLite's, over one writer connection (session.ts) that
+ * also holds the writer lock (lease.ts), and a small pool for everything that only reads.
+ */
+import { desc, eq } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/node-postgres";
+import type { Pool } from "pg";
+import { wrapError } from "../../errors.js";
+import type { Logger } from "../../sync/ports.js";
+import { type BatchRule, DEFAULT_BATCH } from "../batch.js";
+import { toDetailRows } from "../detail-writes.js";
+import { toFeedRows } from "../feed-writes.js";
+import type { PersonalData } from "../personal-data.js";
+import type { RunRow } from "../runs.js";
+import type { Mirror } from "../store.js";
+import { createPool, redactUrl } from "./connect.js";
+import { takePostgresLease } from "./lease.js";
+import { migratePostgres } from "./migrate.js";
+import { writeDetailPage, writeFeedPage } from "./page-writes.js";
+import * as read from "./reads.js";
+import * as schema from "./schema.js";
+import { openSession, type Session } from "./session.js";
+
+export interface PostgresOptions {
+  logger?: Logger | undefined;
+  /** When saved pages commit; default 20 pages or 1 s, as in SQLite. */
+  batch?: BatchRule | undefined;
+  personalData?: PersonalData | undefined;
+  /** The password, when it is not in the URL (read from a `_FILE` variable). */
+  password?: string | undefined;
+}
+
+export interface PostgresStore extends Mirror {
+  readonly backend: "postgres";
+  /** The pool the readers use (status, metrics); the writer has its own connection. */
+  readonly pool: Pool;
+}
+
+/** Connects, migrates (one worker at a time) and opens the writer's connection. */
+export async function openPostgresStore(url: string, options: PostgresOptions = {}): Promise<PostgresStore> {
+  const location = redactUrl(url);
+  const pool = createPool(url, { password: options.password });
+  // An idle client's error (the server restarting) must not end the process; the next use fails.
+  pool.on("error", (err) => options.logger?.warn({ err }, "an idle PostgreSQL connection failed"));
+  try {
+    await migratePostgres(pool, options.logger);
+    return assemble(pool, location, await connect(pool, options), options);
+  } catch (err) {
+    await pool.end().catch(() => {});
+    throw wrapError(`open database ${location}`, err);
+  }
+}
+
+async function connect(pool: Pool, options: PostgresOptions): Promise<Session> {
+  const client = await pool.connect();
+  return openSession(client, options.batch ?? DEFAULT_BATCH, (err) =>
+    options.logger?.warn({ err }, "the writer's PostgreSQL connection was lost"),
+  );
+}
+
+function assemble(pool: Pool, location: string, first: Session, options: PostgresOptions): PostgresStore {
+  let session = first;
+  /** The run being recorded, for `booking_changes`. */
+  let currentRun: number | null = null;
+  const orm = drizzle({ client: pool, schema });
+  const { personalData } = options;
+  return {
+    backend: "postgres",
+    location,
+    pool,
+    save: (page) =>
+      page.source === "feed"
+        ? session.page((q) => writeFeedPage(q, toFeedRows(page, personalData), currentRun))
+        : session.page((q) => writeDetailPage(q, toDetailRows(page, personalData), currentRun)),
+    flush: () => session.flush(),
+    readStream: (stream) => session.turn((q) => read.readStream(q, stream)),
+    readProgress: (stream) => session.turn((q) => read.readProgress(q, stream)),
+    countBookings: (filter) => session.turn((q) => read.countBookings(q, filter)),
+    bookingsNeedingDetails: (limit) => session.turn((q) => read.bookingsNeedingDetails(q, limit)),
+    countAccounted: (since) => session.turn((q) => read.countAccounted(q, since)),
+    absentIds: (ids) => session.turn((q) => read.absentIds(q, ids)),
+    markUnlisted: (scope) => session.afterPages((q) => read.markUnlisted(q, scope)),
+    unlistedTimes: (scope, limit) => session.turn((q) => read.unlistedTimes(q, scope, limit)),
+    async startRun(run) {
+      await session.reset();
+      currentRun = await session.afterPages((q) => read.startRun(q, run));
+      return currentRun;
+    },
+    async finishRun(id, result) {
+      // The run has flushed and reported any loss (sync/run.ts); its end is recorded whatever.
+      await session.flush().catch(() => {});
+      await session.afterPages((q) => read.finishRun(q, id, result));
+      currentRun = null;
+    },
+    recordDrift: (id, source, local) => session.afterPages((q) => read.recordDrift(q, id, source, local)),
+    async takeWriterLease(o) {
+      // Only here is a lost connection replaced: the lock must be taken again on the new one.
+      if (session.broken) {
+        await session.close();
+        session = await connect(pool, options);
+      }
+      return takePostgresLease(session, o);
+    },
+    async lastRun(kind) {
+      const query = orm.select().from(schema.syncRuns);
+      const where = kind ? query.where(eq(schema.syncRuns.kind, kind)) : query;
+      const [row] = await where.orderBy(desc(schema.syncRuns.id)).limit(1);
+      return row as RunRow | undefined;
+    },
+    async recentRuns(n) {
+      return (await orm
+        .select()
+        .from(schema.syncRuns)
+        .orderBy(desc(schema.syncRuns.id))
+        .limit(n)) as RunRow[];
+    },
+    async close() {
+      await session.close();
+      await pool.end();
+    },
+  };
+}
