@@ -201,3 +201,16 @@ describe("where the tokens never appear", () => {
       expect(readFileSync(file).toString("latin1")).not.toContain(SECRET);
   });
 });
+
+describe("where the PostgreSQL password never appears", () => {
+  it("a database that cannot be reached is named with its password hidden, at every log level", async () => {
+    const port = await freePort();
+    const url = `postgres://sync:${SECRET}@127.0.0.1:${port}/bookings`;
+    for (const level of ["info", "debug"]) {
+      const r = await runCli(["migrate"], cleanEnv({ BOOKING_DB_URL: url, LOG_LEVEL: level }));
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain(`postgres://sync:***@127.0.0.1:${port}/bookings`);
+      expect(r.stdout + r.stderr).not.toContain(SECRET);
+    }
+  });
+});
