@@ -19,6 +19,17 @@ describe("list page checks", () => {
     ["the next page of an unchanged list is fine", page(2, 9, [6, 5, 4]), null],
     ["one repeat after one insert at the top is fine", page(2, 10, [7, 6, 5]), null],
     [
+      "two repeats after two inserts, the first newer than page 1's end, are fine",
+      page(2, 11, [8, 7, 6]),
+      null,
+    ],
+    ["three inserts push the whole of page 1's end onto page 2: fine", page(2, 12, [9, 8, 7]), null],
+    [
+      "after the repeats, a booking newer than page 1's end",
+      page(2, 11, [8, 7, 10]),
+      `list-bookings page 2 starts newer than page 1 ends (${T(10)} after ${T(7)}): its pages are not in creation order`,
+    ],
+    [
       "a page longer than asked",
       page(2, 9, [6, 5, 4, 3]),
       "list-bookings page 2 held 4 bookings, more than the 3 asked (the source ignores pageSize)",
