@@ -85,10 +85,13 @@ describe("requests", () => {
       { ...summary(3), createdAt: "yesterday" },
       { ...summary(4), paid: "yes" },
       summary(5),
+      { ...summary(6), _id: "x".repeat(257) },
     ];
     const srv = await serve(json(200, feed(records)));
     const page = await client(srv.baseUrl).api.fetchRecent({ limit: 10 });
-    expect(page.records.map((r) => r.ok)).toEqual([true, false, false, false, true]);
+    expect(page.records.map((r) => r.ok)).toEqual([true, false, false, false, true, false]);
+    const longId = page.records[5];
+    expect(longId?.ok === false && longId.reason).toMatch(/_id: .*256/);
     const [, missingId, badTime, badPaid] = page.records;
     expect(missingId).toMatchObject({
       ok: false,

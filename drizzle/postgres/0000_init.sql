@@ -44,11 +44,11 @@ CREATE TABLE "bookings" (
 	"created_at" text COLLATE "C" NOT NULL,
 	"booking_date" text COLLATE "C",
 	"paid" integer,
-	"booking_state" integer,
-	"order_state" integer,
+	"booking_state" bigint,
+	"order_state" bigint,
 	"total_amount" double precision,
 	"weight" double precision,
-	"number_of_packages" integer,
+	"number_of_packages" bigint,
 	"sender_name" text COLLATE "C",
 	"sender_phone" text COLLATE "C",
 	"sender_email" text COLLATE "C",
@@ -87,7 +87,7 @@ CREATE TABLE "bookings" (
 	"pickup_time_from" text COLLATE "C",
 	"pickup_time_to" text COLLATE "C",
 	"promo_code" text COLLATE "C",
-	"customer_acceptance_state" integer,
+	"customer_acceptance_state" bigint,
 	"source_name" text COLLATE "C",
 	"source_branch" text COLLATE "C",
 	"listed_by_run" integer,
@@ -120,7 +120,7 @@ CREATE TABLE "rejected_records" (
 --> statement-breakpoint
 CREATE TABLE "state_labels" (
 	"kind" text COLLATE "C" NOT NULL,
-	"code" integer NOT NULL,
+	"code" bigint NOT NULL,
 	"label" text COLLATE "C" NOT NULL,
 	CONSTRAINT "state_labels_kind_code_pk" PRIMARY KEY("kind","code")
 );
@@ -142,8 +142,8 @@ CREATE TABLE "sync_runs" (
 	"checkpoint_before" text COLLATE "C",
 	"checkpoint_after" text COLLATE "C",
 	"error" text COLLATE "C",
-	"source_total" integer,
-	"local_total" integer,
+	"source_total" bigint,
+	"local_total" bigint,
 	"gaps_found" integer DEFAULT 0 NOT NULL,
 	"bookings_repaired" integer DEFAULT 0 NOT NULL
 );
@@ -162,9 +162,9 @@ ALTER TABLE "booking_packages" ADD CONSTRAINT "booking_packages_booking_id_booki
 ALTER TABLE "rejected_records" ADD CONSTRAINT "rejected_records_run_id_sync_runs_id_fk" FOREIGN KEY ("run_id") REFERENCES "public"."sync_runs"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
 CREATE INDEX "booking_changes_booking_idx" ON "booking_changes" USING btree ("booking_id","observed_at");--> statement-breakpoint
 CREATE INDEX "booking_changes_field_idx" ON "booking_changes" USING btree ("field","observed_at");--> statement-breakpoint
-CREATE INDEX "booking_items_hs_code_idx" ON "booking_items" USING btree ("hs_code");--> statement-breakpoint
+CREATE INDEX "booking_items_hs_code_idx" ON "booking_items" USING hash ("hs_code");--> statement-breakpoint
 CREATE INDEX "bookings_created_at_idx" ON "bookings" USING btree ("created_at");--> statement-breakpoint
-CREATE INDEX "bookings_source_platform_idx" ON "bookings" USING btree ("source_platform");--> statement-breakpoint
+CREATE INDEX "bookings_source_platform_idx" ON "bookings" USING hash ("source_platform");--> statement-breakpoint
 CREATE INDEX "bookings_paid_state_idx" ON "bookings" USING btree ("paid","booking_state");--> statement-breakpoint
 CREATE INDEX "bookings_booking_type_idx" ON "bookings" USING btree ("booking_type");--> statement-breakpoint
 CREATE INDEX "bookings_needing_details_idx" ON "bookings" USING btree ("created_at") WHERE detail_synced_at IS NULL OR summary_synced_at > detail_synced_at;--> statement-breakpoint

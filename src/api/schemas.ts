@@ -12,6 +12,8 @@ const createdAt = z.string();
 
 const str = z.string();
 const optStr = z.string().nullish();
+/** Longest `_id` taken as a booking key, characters: keys are indexed, and no database indexes any length. */
+export const MAX_ID_LENGTH = 256;
 const optNum = z.number().finite().nullish();
 const optBool = z.boolean().nullish();
 
@@ -22,9 +24,12 @@ const summaryParty = z.object({
   addressDetails: summaryAddress.nullish(),
 });
 
+/** A booking's key: a short string in practice; a longer one is refused rather than stored as a key. */
+const bookingId = str.min(1).max(MAX_ID_LENGTH);
+
 /** Summary view: an element of `data.bookings` in fetch-recent-bookings (contract 2.6). */
 export const summaryBookingSchema = z.object({
-  _id: str.min(1),
+  _id: bookingId,
   searchId: optStr,
   sourcePlatform: optStr,
   receiver: summaryParty.nullish(),
@@ -65,7 +70,7 @@ const pkg = z.object({
 
 /** Full view: an element of `data` in list-bookings (contract 2.2), as far as the mirror reads it. */
 export const fullBookingSchema = z.object({
-  _id: str.min(1),
+  _id: bookingId,
   searchId: optStr,
   sourcePlatform: optStr,
   receiver: summaryParty.nullish(),

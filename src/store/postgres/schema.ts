@@ -6,13 +6,24 @@
  *   database's locale: times stay ISO 8601 UTC text, so text order is still time order, and `ORDER BY`,
  *   `max()` and `id > ?` agree with SQLite's;
  * - flags stay `integer` 0/1 (the views and `booking_changes` show them as 0/1);
+ * - the source's integers (states, counts, totals) are `bigint`, as wide as SQLite's INTEGER: the
+ *   API client lets through any safe integer, and one a 32-bit column refused would stop every run;
  * - `real` becomes `double precision`, SQLite's REAL;
  * - ids are `integer` identities: `RETURNING id` gives a JS number (pg returns int8 as a string), and
  *   GENERATED ALWAYS refuses an explicit id, which would leave the sequence behind.
  * Migrations under `drizzle/postgres/` are generated from this file and must not drift from it.
  */
 import { sql } from "drizzle-orm";
-import { check, customType, doublePrecision, index, integer, pgTable, primaryKey } from "drizzle-orm/pg-core";
+import {
+  bigint,
+  check,
+  customType,
+  doublePrecision,
+  index,
+  integer,
+  pgTable,
+  primaryKey,
+} from "drizzle-orm/pg-core";
 
 /** Text in byte order, as in SQLite (see above); named `text` so the two schemas read alike. */
 const text = customType<{ data: string; driverData: string }>({ dataType: () => 'text COLLATE "C"' });
@@ -28,11 +39,11 @@ export const bookings = pgTable(
     bookingDate: text("booking_date"),
     /** 0 or 1. */
     paid: integer("paid"),
-    bookingState: integer("booking_state"),
-    orderState: integer("order_state"),
+    bookingState: bigint("booking_state", { mode: "number" }),
+    orderState: bigint("order_state", { mode: "number" }),
     totalAmount: doublePrecision("total_amount"),
     weight: doublePrecision("weight"),
-    numberOfPackages: integer("number_of_packages"),
+    numberOfPackages: bigint("number_of_packages", { mode: "number" }),
     senderName: text("sender_name"),
     senderPhone: text("sender_phone"),
     senderEmail: text("sender_email"),
@@ -73,7 +84,7 @@ export const bookings = pgTable(
     pickupTimeFrom: text("pickup_time_from"),
     pickupTimeTo: text("pickup_time_to"),
     promoCode: text("promo_code"),
-    customerAcceptanceState: integer("customer_acceptance_state"),
+    customerAcceptanceState: bigint("customer_acceptance_state", { mode: "number" }),
     sourceName: text("source_name"),
     sourceBranch: text("source_branch"),
     listedByRun: integer("listed_by_run"),
@@ -81,7 +92,8 @@ export const bookings = pgTable(
   },
   (t) => [
     index("bookings_created_at_idx").on(t.createdAt),
-    index("bookings_source_platform_idx").on(t.sourcePlatform),
+    // Hash indexes hold any length: a B-tree entry over ~2.7 kB fails its insert, and the source may send one.
+    index("bookings_source_platform_idx").using("hash", t.sourcePlatform),
     index("bookings_paid_state_idx").on(t.paid, t.bookingState),
     index("bookings_booking_type_idx").on(t.bookingType),
     // The details queue's index; as in SQLite, the condition matches the query in reads.ts.
@@ -130,7 +142,7 @@ export const bookingItems = pgTable(
   },
   (t) => [
     primaryKey({ columns: [t.bookingId, t.packagePosition, t.position] }),
-    index("booking_items_hs_code_idx").on(t.hsCode),
+    index("booking_items_hs_code_idx").using("hash", t.hsCode),
   ],
 );
 
@@ -160,8 +172,8 @@ export const syncRuns = pgTable(
     checkpointBefore: text("checkpoint_before"),
     checkpointAfter: text("checkpoint_after"),
     error: text("error"),
-    sourceTotal: integer("source_total"),
-    localTotal: integer("local_total"),
+    sourceTotal: bigint("source_total", { mode: "number" }),
+    localTotal: bigint("local_total", { mode: "number" }),
     gapsFound: integer("gaps_found").notNull().default(0),
     bookingsRepaired: integer("bookings_repaired").notNull().default(0),
   },
@@ -194,7 +206,7 @@ export const stateLabels = pgTable(
   "state_labels",
   {
     kind: text("kind").notNull(),
-    code: integer("code").notNull(),
+    code: bigint("code", { mode: "number" }).notNull(),
     label: text("label").notNull(),
   },
   (t) => [primaryKey({ columns: [t.kind, t.code] })],
