@@ -170,7 +170,10 @@ describe("booking-sync status", () => {
   });
 
   it("refuses a PostgreSQL mirror with exit 2, saying where its health is instead, without connecting", async () => {
-    const env = { ...statusEnv("./unused.db"), BOOKING_DB_URL: "postgres://sync:hunter2@127.0.0.1:1/bookings" };
+    const env = {
+      ...statusEnv("./unused.db"),
+      BOOKING_DB_URL: "postgres://sync:hunter2@127.0.0.1:1/bookings",
+    };
     const r = await runCli(["status"], env);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/`booking-sync status` reads a SQLite mirror, and this one is in PostgreSQL/);

@@ -1,19 +1,24 @@
 /**
- * The incremental sync end to end: the bundled simulator over real HTTP, the real API client and
- * a real SQLite file. Each test says which invariant of DESIGN-NOTES it proves.
+ * The incremental sync end to end: the bundled simulator over real HTTP, the real API client and a
+ * real mirror, once in a SQLite file and once in PostgreSQL. Each test says which invariant of
+ * DESIGN-NOTES it proves.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, expect, it } from "vitest";
 import { instantOf } from "../src/sync/feed/window.js";
 import type { ListPage, ListQuery, PartnerApi } from "../src/sync/ports.js";
-import { type Harness, harness } from "./support/harness.js";
+import type { HarnessOptions } from "./support/harness.js";
+import { type MirrorHarness, mirrorHarness } from "./support/mirror-harness.js";
+import { describeBackends } from "./support/postgres.js";
 
-let h: Harness | undefined;
+let h: MirrorHarness | undefined;
 afterEach(async () => {
   await h?.close();
   h = undefined;
 });
 
-describe("sync against the simulator", () => {
+describeBackends("sync against the simulator", (backend) => {
+  const harness = (options: HarnessOptions) => mirrorHarness(backend, options);
+
   it.each(["exclusive", "inclusive"] as const)(
     "mirrors every booking with a %s cursor and heavy ties across page boundaries",
     async (cursor) => {
@@ -21,7 +26,7 @@ describe("sync against the simulator", () => {
       const report = await h.sync();
       expect(report.status).toBe("success");
       expect(report.tieOverflows).toEqual([]);
-      expect(h.mirrorIds()).toEqual(h.sourceIds());
+      expect(await h.mirrorIds()).toEqual(h.sourceIds());
       expect(report.inserted).toBe(1500);
     },
   );
@@ -30,11 +35,13 @@ describe("sync against the simulator", () => {
     h = await harness({ bookings: 600, tieRun: 3, pageSize: 25 });
     const lc = await h.sync({ bookingType: "LC" });
     expect(lc.stream).toBe("feed:LC");
-    expect(h.mirrorIds()).toEqual(h.sourceIds("LC"));
-    const types = h.store.db.prepare("SELECT DISTINCT booking_type FROM bookings").pluck().all();
-    expect(types).toEqual(["LC"]);
-    expect(h.store.readStream("feed").checkpoint).toBeNull();
-    expect(h.store.readStream("feed:LC").checkpoint).toBe(lc.checkpointAfter);
+    expect(await h.mirrorIds()).toEqual(h.sourceIds("LC"));
+    const types = await h.query<{ type: string | null }>(
+      "SELECT DISTINCT booking_type AS type FROM bookings",
+    );
+    expect(types.map((r) => r.type)).toEqual(["LC"]);
+    expect((await h.mirror.readStream("feed")).checkpoint).toBeNull();
+    expect((await h.mirror.readStream("feed:LC")).checkpoint).toBe(lc.checkpointAfter);
   });
 
   it("a second sync with nothing new makes one feed request and changes nothing", async () => {
@@ -58,7 +65,7 @@ describe("sync against the simulator", () => {
     expect(h.sim.stats.byEndpoint.feed).toBeGreaterThanOrEqual(10);
     expect(h.sim.stats.byEndpoint.feed).toBeLessThanOrEqual(18);
     expect(report.inserted).toBe(1000);
-    expect(h.mirrorIds()).toEqual(h.sourceIds());
+    expect(await h.mirrorIds()).toEqual(h.sourceIds());
   });
 
   it("picks up a late arrival created inside the lookback window", async () => {
@@ -66,12 +73,12 @@ describe("sync against the simulator", () => {
     h = await harness({ bookings: 500, hidden: [late] });
     await h.sync();
     const lateId = h.sim.dataset.summary(late)._id;
-    expect(h.mirrorIds()).not.toContain(lateId);
+    expect(await h.mirrorIds()).not.toContain(lateId);
     h.sim.release([late]);
     const report = await h.sync();
     expect(report.inserted).toBe(1);
-    expect(h.mirrorIds()).toContain(lateId);
-    expect(h.mirrorIds()).toEqual(h.sourceIds());
+    expect(await h.mirrorIds()).toContain(lateId);
+    expect(await h.mirrorIds()).toEqual(h.sourceIds());
   });
 
   it("retries faults (5xx, 429, HTML, cut-off bodies, dropped connections) and ends complete", async () => {
@@ -79,7 +86,7 @@ describe("sync against the simulator", () => {
     const report = await h.sync();
     expect(report.status).toBe("success");
     expect(report.retries).toBeGreaterThan(0);
-    expect(h.mirrorIds()).toEqual(h.sourceIds());
+    expect(await h.mirrorIds()).toEqual(h.sourceIds());
   });
 
   it("quarantines malformed records with their reason and stores the rest", async () => {
@@ -88,7 +95,9 @@ describe("sync against the simulator", () => {
     const report = await h.sync();
     expect(report.status).toBe("success");
     expect(report.rejected).toBe(3);
-    const rejects = h.store.db.prepare("SELECT reason FROM rejected_records").pluck().all() as string[];
+    const rejects = (await h.query<{ reason: string }>("SELECT reason FROM rejected_records")).map(
+      (r) => r.reason,
+    );
     expect(rejects).toHaveLength(3);
     expect(rejects.join("\n")).toMatch(/_id/);
     expect(rejects.join("\n")).toMatch(/totalAmount/);
@@ -96,11 +105,11 @@ describe("sync against the simulator", () => {
     // The malformed ones (the 3 newest) were quarantined by the walk; one had no id to account
     // for it, so the repair found the shortfall and read the three whole from list-bookings.
     expect(report.repair).toMatchObject({ end: "repaired", repaired: 3 });
-    expect(h.mirrorIds()).toEqual(h.sourceIds());
+    expect(await h.mirrorIds()).toEqual(h.sourceIds());
     // A rerun sees the same bad records again and adds no duplicate rejects.
     h.sim.inject({ kind: "malformed", count: 3 });
     await h.sync();
-    expect(h.store.db.prepare("SELECT count(*) FROM rejected_records").pluck().get()).toBe(3);
+    expect(await h.query("SELECT count(*) AS n FROM rejected_records")).toEqual([{ n: 3 }]);
   });
 
   it("caps the checkpoint at the run's start when the server's clock runs ahead", async () => {
@@ -111,13 +120,14 @@ describe("sync against the simulator", () => {
   });
 });
 
-describe("tie runs longer than a feed page", () => {
+describeBackends("tie runs longer than a feed page", (backend) => {
+  const harness = (options: HarnessOptions) => mirrorHarness(backend, options);
   // Bookings `from` to `from + run - 1` share one createdAt; the others are a second apart.
   const tied = (from: number, run: number) => (i: number) =>
     Date.UTC(2026, 0, 1) + (i < from ? i : i < from + run ? from : i - run + 1) * 1000;
   const runAt = (at: (i: number) => number, from: number) => new Date(at(from)).toISOString();
   const runIds = (at: string, bookingType?: "IN" | "LC") =>
-    (h as Harness).sim
+    (h as MirrorHarness).sim
       .allSummaries(bookingType ? { bookingType } : {})
       .filter((b) => b.createdAt === at)
       .map((b) => b._id)
@@ -131,10 +141,11 @@ describe("tie runs longer than a feed page", () => {
     });
   /** The fields of the warning that a run could not be read whole, if one was logged. */
   const tieWarning = () =>
-    (h as Harness).logger.lines.find((l) => l.level === "warn" && /could not be read/.test(l.msg ?? ""))?.obj;
+    (h as MirrorHarness).logger.lines.find((l) => l.level === "warn" && /could not be read/.test(l.msg ?? ""))
+      ?.obj;
   /** The ids of `run` the mirror lacks. */
-  const notStored = (run: string[]) => {
-    const mirror = new Set((h as Harness).mirrorIds());
+  const notStored = async (run: string[]) => {
+    const mirror = new Set(await (h as MirrorHarness).mirrorIds());
     return run.filter((id) => !mirror.has(id));
   };
 
@@ -151,11 +162,11 @@ describe("tie runs longer than a feed page", () => {
       const before = new Date(Date.parse(run) - 1).toISOString();
       expect(report.tiesRead).toEqual(cursor === "exclusive" ? [run] : [run, before, run]);
       expect(report.tieOverflows).toEqual([]);
-      expect(h.mirrorIds()).toEqual(h.sourceIds());
+      expect(await h.mirrorIds()).toEqual(h.sourceIds());
       expect(report.inserted).toBe(400);
-      expect(h.store.db.prepare("SELECT error FROM sync_runs WHERE id = ?").get(report.runId)).toEqual({
-        error: null,
-      });
+      expect(await h.query("SELECT error FROM sync_runs WHERE id = $1", [report.runId])).toEqual([
+        { error: null },
+      ]);
     },
   );
 
@@ -164,7 +175,7 @@ describe("tie runs longer than a feed page", () => {
     h = await harness({ bookings: 5000, createdAtOf: at });
     const report = await h.sync();
     expect(report.tiesRead).toEqual([runAt(at, 100)]);
-    expect(h.mirrorIds()).toEqual(h.sourceIds());
+    expect(await h.mirrorIds()).toEqual(h.sourceIds());
     // 4,650 bookings are newer than the run: from the top that is 47 pages before it even starts.
     // A search over 5,000 positions takes 13 requests of one booking, then the run's 3 or 4 pages
     // (and the drift check's one).
@@ -177,7 +188,7 @@ describe("tie runs longer than a feed page", () => {
     const report = await h.sync({ bookingType: "LC" });
     expect(report.tiesRead).toEqual([runAt(at, 100)]);
     expect(runIds(runAt(at, 100), "LC").length).toBeGreaterThan(50);
-    expect(h.mirrorIds()).toEqual(h.sourceIds("LC"));
+    expect(await h.mirrorIds()).toEqual(h.sourceIds("LC"));
   });
 
   it("bookings above the run that vanish during the search make the walk start higher, and the run is read whole", async () => {
@@ -202,8 +213,8 @@ describe("tie runs longer than a feed page", () => {
     expect(report.tiesRead).toEqual([runAt(at, 100)]);
     const higher = h.logger.lines.filter((l) => /starting a page higher/.test(l.msg ?? ""));
     expect(higher).toHaveLength(2);
-    expect(notStored(run)).toEqual([]);
-    expect(notStored(h.sourceIds())).toEqual([]);
+    expect(await notStored(run)).toEqual([]);
+    expect(await notStored(h.sourceIds())).toEqual([]);
   });
 
   it("a sync whose list requests keep failing stops before the run, and the next one reads it", async () => {
@@ -218,13 +229,13 @@ describe("tie runs longer than a feed page", () => {
     expect(failed.status).toBe("failed");
     expect(failed.tiesRead).toEqual([]);
     // The tie page's progress was not committed: the walk resumes on it.
-    expect(h.store.readStream("feed").walk?.upTo).toBe(instantOf(runAt(at, 100)));
+    expect((await h.mirror.readStream("feed")).walk?.upTo).toBe(instantOf(runAt(at, 100)));
     const again = await h.sync();
     expect(again.status).toBe("success");
     // Read by the resumed walk, and again by the new walk's lookback, which covers these 400 s.
     expect(again.tiesRead).toContain(runAt(at, 100));
     expect(again.tieOverflows).toEqual([]);
-    expect(h.mirrorIds()).toEqual(h.sourceIds());
+    expect(await h.mirrorIds()).toEqual(h.sourceIds());
   });
 
   it("a list-bookings refusal no retry can fix reports the run, the walk goes on, and the repair reads it", async () => {
@@ -236,7 +247,7 @@ describe("tie runs longer than a feed page", () => {
     expect(report.tieOverflows).toEqual([runAt(at, 100)]);
     expect(tieWarning()).toMatchObject({ why: expect.stringMatching(/list-bookings failed: .*401/) });
     expect(report.repair?.shortfall).toBe(0);
-    expect(h.mirrorIds()).toEqual(h.sourceIds());
+    expect(await h.mirrorIds()).toEqual(h.sourceIds());
   });
 
   it("a run that could not be read and no repair vouches for fails the sync; a typed stream stops before it", async () => {
@@ -254,10 +265,11 @@ describe("tie runs longer than a feed page", () => {
     const typed = await h.sync({ bookingType: "LC" });
     expect(typed.status).toBe("failed");
     expect(typed.error?.message).toMatch(/could not be read .*stopped with the checkpoint unmoved/);
-    expect(h.store.readStream("feed:LC").checkpoint).toBeNull();
+    expect((await h.mirror.readStream("feed:LC")).checkpoint).toBeNull();
     h.sim.clearFaults();
     expect((await h.sync({ bookingType: "LC" })).status).toBe("success");
-    expect(h.mirrorIds().filter((id) => h?.sourceIds("LC").includes(id))).toEqual(h.sourceIds("LC"));
+    const lc = h.sourceIds("LC");
+    expect((await h.mirrorIds()).filter((id) => lc.includes(id))).toEqual(lc);
   });
 
   it("bookings above the run that vanish while its pages are read are stepped back over", async () => {
@@ -275,7 +287,7 @@ describe("tie runs longer than a feed page", () => {
     const report = await h.sync();
     expect(pages).toBeGreaterThan(3);
     expect(report.tiesRead).toEqual([runAt(at, 100)]);
-    expect(notStored(run)).toEqual([]);
+    expect(await notStored(run)).toEqual([]);
   });
 
   /**
@@ -298,7 +310,7 @@ describe("tie runs longer than a feed page", () => {
     expect(report.tieOverflows).toEqual([runAt(at, 100)]);
     expect(tieWarning()).toMatchObject({ why: expect.stringMatching(/repeats \d+ bookings of page/) });
     expect(report.status).toBe("success");
-    expect(h.mirrorIds()).toEqual(h.sourceIds());
+    expect(await h.mirrorIds()).toEqual(h.sourceIds());
   });
 
   it("a tie page repeated once is read again, and the run is read whole", async () => {
@@ -307,7 +319,7 @@ describe("tie runs longer than a feed page", () => {
     const report = await h.sync();
     expect(report.tiesRead).toEqual([runAt(at, 100)]);
     expect(report.tieOverflows).toEqual([]);
-    expect(h.mirrorIds()).toEqual(h.sourceIds());
+    expect(await h.mirrorIds()).toEqual(h.sourceIds());
   });
 
   it("a booking without a readable createdAt does not throw the search off", async () => {
@@ -342,12 +354,11 @@ describe("tie runs longer than a feed page", () => {
     expect(report.tiesRead).toEqual([]);
     expect(report.tieOverflows).toEqual([runAt(at, 100)]);
     expect(tieWarning()).toMatchObject({ why: expect.stringMatching(/page bound/) });
-    const { error } = h.store.db.prepare("SELECT error FROM sync_runs WHERE id = ?").get(report.runId) as {
-      error: string;
-    };
-    expect(error).toBe(`feed tie overflow at ${runAt(at, 100)}`);
+    expect(await h.query("SELECT error FROM sync_runs WHERE id = $1", [report.runId])).toEqual([
+      { error: `feed tie overflow at ${runAt(at, 100)}` },
+    ]);
     // What the bound left out of the run, the repair found by position after the walk.
     expect(report.repair?.repaired).toBeGreaterThan(0);
-    expect(notStored(h.sourceIds())).toEqual([]);
+    expect(await notStored(h.sourceIds())).toEqual([]);
   });
 });

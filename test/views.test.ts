@@ -1,20 +1,18 @@
 /**
- * The analysts' views (drizzle/0003_views.sql) against figures computed here, in JS, from the
- * simulator's own records: a full backfill fills the mirror, and every view must agree with the source.
+ * The analysts' views (drizzle/0003_views.sql, drizzle/postgres/0001_views.sql) against figures
+ * computed here, in JS, from the simulator's own records: a full backfill fills the mirror, on each
+ * backend, and every view must agree with the source.
  */
-import type Database from "better-sqlite3";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, expect, it } from "vitest";
 import type { SimFullBooking } from "../src/simulator/index.js";
-import { importLabels } from "../src/store/labels.js";
+import { importLabels, type StateLabels } from "../src/store/labels.js";
+import { isSqlite } from "../src/store/store.js";
 import { runBackfill } from "../src/sync/backfill/backfill.js";
-import { analyst, type Harness, harness } from "./support/harness.js";
-import { listDeps } from "./support/list-deps.js";
+import { type MirrorHarness, mirrorHarness, type Query } from "./support/mirror-harness.js";
+import { type Backend, describeBackends } from "./support/postgres.js";
 
-let h: Harness | undefined;
-let db: Database.Database | undefined;
+let h: MirrorHarness | undefined;
 afterEach(async () => {
-  db?.close();
-  db = undefined;
   await h?.close();
   h = undefined;
 });
@@ -29,17 +27,32 @@ const CENT = 0.01;
 /** The calendar day in Africa/Lagos: UTC+1 all year, no daylight saving. */
 const lagosDay = (createdAt: string) => new Date(Date.parse(createdAt) + HOUR_MS).toISOString().slice(0, 10);
 
-/** A mirror filled by a full backfill (every booking with its details), and an analyst's connection to it. */
-async function fullMirror(): Promise<{ h: Harness; db: Database.Database; source: SimFullBooking[] }> {
-  h = await harness(DATA);
-  const report = await runBackfill(listDeps(h), { concurrency: 4 });
+/** A mirror filled by a full backfill (every booking with its details), and SQL on what it committed. */
+async function fullMirror(
+  backend: Backend,
+): Promise<{ h: MirrorHarness; query: Query; source: SimFullBooking[] }> {
+  h = await mirrorHarness(backend, DATA);
+  const report = await runBackfill(h.deps(), { concurrency: 4 });
   expect(report).toMatchObject({ status: "success", inserted: DATA.bookings });
-  db = analyst(h.dbPath);
-  return { h, db, source: h.sim.allFull() };
+  return { h, query: h.query, source: h.sim.allFull() };
 }
 
-function all<T>(db: Database.Database, sql: string): T[] {
-  return db.prepare(sql).all() as T[];
+/** Imports state labels: `labels import`'s code on SQLite; on Postgres, which it does not serve, plain SQL. */
+async function setLabels(h: MirrorHarness, labels: Partial<StateLabels>): Promise<void> {
+  if (isSqlite(h.mirror)) {
+    importLabels(h.mirror.db, labels);
+    return;
+  }
+  await h.execute("DELETE FROM state_labels");
+  for (const [kind, codes] of Object.entries(labels)) {
+    for (const [code, label] of Object.entries(codes)) {
+      await h.execute("INSERT INTO state_labels (kind, code, label) VALUES ($1, $2, $3)", [
+        kind,
+        Number(code),
+        label,
+      ]);
+    }
+  }
 }
 
 function expectMoney(actual: number, expected: number, what: string): void {
@@ -56,7 +69,7 @@ interface DailyRow {
   vat: number;
 }
 
-function expectDaily(db: Database.Database, source: SimFullBooking[]): void {
+async function expectDaily(query: Query, source: SimFullBooking[]): Promise<void> {
   const want = new Map<string, Omit<DailyRow, "day" | "source_platform" | "booking_type">>();
   for (const b of source) {
     const key = [lagosDay(b.createdAt), b.sourcePlatform, b.type].join(" ");
@@ -67,7 +80,7 @@ function expectDaily(db: Database.Database, source: SimFullBooking[]): void {
     g.vat += b.bookingVat;
     want.set(key, g);
   }
-  const rows = all<DailyRow>(db, "SELECT * FROM daily_bookings_v");
+  const rows = await query<DailyRow>("SELECT * FROM daily_bookings_v");
   const got = new Map(rows.map((r) => [[r.day, r.source_platform, r.booking_type].join(" "), r]));
   expect([...got.keys()].sort()).toEqual([...want.keys()].sort());
   for (const [key, w] of want) {
@@ -97,7 +110,7 @@ interface ItemRow {
   line_value: number;
 }
 
-function expectItems(db: Database.Database, source: SimFullBooking[]): void {
+async function expectItems(query: Query, source: SimFullBooking[]): Promise<void> {
   const want: ItemRow[] = source.flatMap((b) =>
     b.packages.packages.flatMap((p, k) =>
       p.items.map((it, j) => ({
@@ -118,8 +131,7 @@ function expectItems(db: Database.Database, source: SimFullBooking[]): void {
     ),
   );
   const columns = Object.keys(want[0] as ItemRow).join(", ");
-  const rows = all<ItemRow>(
-    db,
+  const rows = await query<ItemRow>(
     `SELECT ${columns} FROM items_v ORDER BY booking_id, package_position, item_position`,
   );
   const order = (a: ItemRow, b: ItemRow) =>
@@ -156,7 +168,7 @@ interface BookingRow {
 /** `labels` by kind and code; a code without one must read `state <code>`. */
 type Labels = Record<string, Record<number, string>>;
 
-function expectBookings(db: Database.Database, source: SimFullBooking[], labels: Labels = {}): void {
+async function expectBookings(query: Query, source: SimFullBooking[], labels: Labels = {}): Promise<void> {
   const label = (kind: string, code: number) => labels[kind]?.[code] ?? `state ${code}`;
   const want: BookingRow[] = source.map((b) => ({
     booking_id: b._id,
@@ -181,82 +193,80 @@ function expectBookings(db: Database.Database, source: SimFullBooking[], labels:
     has_details: 1,
   }));
   const columns = Object.keys(want[0] as BookingRow).join(", ");
-  const rows = all<BookingRow>(db, `SELECT ${columns} FROM bookings_v ORDER BY booking_id`);
+  const rows = await query<BookingRow>(`SELECT ${columns} FROM bookings_v ORDER BY booking_id`);
   expect(rows.length).toBe(source.length);
   expect(rows).toEqual(want.sort((a, b) => a.booking_id.localeCompare(b.booking_id)));
 }
 
-describe("analyst views", () => {
+describeBackends("analyst views", (backend) => {
   it("daily_bookings_v counts and sums per Lagos day, platform and type as the source's records do", async () => {
-    const { db, source } = await fullMirror();
+    const { query, source } = await fullMirror(backend);
     // A booking between 23:00 and 24:00 UTC counts on the next day: the shift is proven, not assumed.
     const late = source.find((b) => new Date(b.createdAt).getUTCHours() === 23);
     expect(late, "a booking created between 23:00 and 24:00 UTC").toBeDefined();
     const b = late as SimFullBooking;
     expect(lagosDay(b.createdAt)).not.toBe(b.createdAt.slice(0, 10));
-    const its = db
-      .prepare("SELECT day FROM daily_bookings_v WHERE day = ? AND source_platform = ? AND booking_type = ?")
-      .pluck()
-      .get(lagosDay(b.createdAt), b.sourcePlatform, b.type);
-    expect(its).toBe(lagosDay(b.createdAt));
+    const its = await query(
+      "SELECT day FROM daily_bookings_v WHERE day = $1 AND source_platform = $2 AND booking_type = $3",
+      [lagosDay(b.createdAt), b.sourcePlatform, b.type],
+    );
+    expect(its).toEqual([{ day: lagosDay(b.createdAt) }]);
     // Four Lagos days: 2025-05-01 (from 21:00 UTC) to 2025-05-04.
-    expect(all<{ day: string }>(db, "SELECT DISTINCT day FROM daily_bookings_v ORDER BY day")).toEqual(
+    expect(await query("SELECT DISTINCT day FROM daily_bookings_v ORDER BY day")).toEqual(
       ["2025-05-01", "2025-05-02", "2025-05-03", "2025-05-04"].map((day) => ({ day })),
     );
-    expectDaily(db, source);
+    await expectDaily(query, source);
   });
 
   it("items_v has one row per item with its package, HS code, quantity, price and line value", async () => {
-    const { db, source } = await fullMirror();
-    expectItems(db, source);
+    const { query, source } = await fullMirror(backend);
+    await expectItems(query, source);
   });
 
   it("bookings_v has one row per booking with flags as 0/1 and words, amounts, and has_details", async () => {
-    const { h, db, source } = await fullMirror();
-    expectBookings(db, source);
+    const { h, query, source } = await fullMirror(backend);
+    await expectBookings(query, source);
     // A booking whose details were never fetched says so.
     const thin = source[7] as SimFullBooking;
-    h.store.db.prepare("UPDATE bookings SET detail_synced_at = NULL WHERE id = ?").run(thin._id);
-    const flags = db.prepare("SELECT booking_id, has_details FROM bookings_v WHERE has_details = 0").all();
+    await h.execute("UPDATE bookings SET detail_synced_at = NULL WHERE id = $1", [thin._id]);
+    const flags = await query("SELECT booking_id, has_details FROM bookings_v WHERE has_details = 0");
     expect(flags).toEqual([{ booking_id: thin._id, has_details: 0 }]);
   });
 
   it("state labels: 'state <code>' without a label, never NULL; the label once imported", async () => {
-    const { h, db, source } = await fullMirror();
-    expectBookings(db, source);
-    const nulls = db
-      .prepare(
-        `SELECT count(*) FROM bookings_v WHERE booking_state_label IS NULL OR order_state_label IS NULL
-           OR customer_acceptance_state_label IS NULL`,
-      )
-      .pluck()
-      .get();
-    expect(nulls).toBe(0);
+    const { h, query, source } = await fullMirror(backend);
+    await expectBookings(query, source);
+    const nulls = await query(
+      `SELECT count(*) AS n FROM bookings_v WHERE booking_state_label IS NULL OR order_state_label IS NULL
+         OR customer_acceptance_state_label IS NULL`,
+    );
+    expect(nulls).toEqual([{ n: 0 }]);
     const labels = {
       booking_state: { 0: "draft", 1: "pending", 2: "confirmed" },
       order_state: { 3: "in transit" },
       customer_acceptance_state: { 0: "awaiting", 1: "accepted" },
     };
-    importLabels(h.store.db, labels);
-    expectBookings(db, source, labels);
+    await setLabels(h, labels);
+    await expectBookings(query, source, labels);
   });
 
   it("a booking marked missing leaves every view", async () => {
-    const { h, db, source } = await fullMirror();
+    const { h, query, source } = await fullMirror(backend);
     const gone = source.find((b) => b.packages.packages.length > 1) as SimFullBooking;
-    h.store.db
-      .prepare("UPDATE bookings SET missing_since = ? WHERE id = ?")
-      .run(new Date().toISOString(), gone._id);
+    await h.execute("UPDATE bookings SET missing_since = $1 WHERE id = $2", [
+      new Date().toISOString(),
+      gone._id,
+    ]);
     const served = source.filter((b) => b._id !== gone._id);
-    expectBookings(db, served);
-    expectDaily(db, served);
-    expectItems(db, served);
+    await expectBookings(query, served);
+    await expectDaily(query, served);
+    await expectItems(query, served);
   });
 
   it("sync_health_v: the last run per kind and stream, last success, checkpoint and age, drift, rejects", async () => {
     // Bookings up to now, so the sync's look-back re-reads a page the malformed fault can corrupt.
-    h = await harness({ bookings: 300, seed: 11 });
-    const backfill = await runBackfill(listDeps(h), { concurrency: 4 });
+    h = await mirrorHarness(backend, { bookings: 300, seed: 11 });
+    const backfill = await runBackfill(h.deps(), { concurrency: 4 });
     expect(backfill.status).toBe("success");
     h.sim.remove(0); // the source now serves one booking fewer than the mirror holds
     h.sim.inject({ kind: "malformed", count: 1 }, { path: "feed" });
@@ -266,9 +276,8 @@ describe("analyst views", () => {
     const failed = await h.sync();
     expect(failed.status).toBe("failed");
 
-    db = analyst(h.dbPath);
-    const rows = all<Record<string, unknown>>(db, "SELECT * FROM sync_health_v ORDER BY kind, stream");
-    const checkpointOf = (stream: string) => h?.store.readStream(stream).checkpoint ?? null;
+    const rows = await h.query("SELECT * FROM sync_health_v ORDER BY kind, stream");
+    const backfillCheckpoint = (await h.mirror.readStream(backfill.stream)).checkpoint;
     const common = { rejects: 1, last_error: expect.any(String) };
     expect(rows).toMatchObject([
       {
@@ -278,7 +287,7 @@ describe("analyst views", () => {
         last_status: "success",
         last_error: null,
         last_success_at: backfill.finishedAt,
-        checkpoint: checkpointOf(backfill.stream),
+        checkpoint: backfillCheckpoint,
         drift: null,
         rejects: 1,
       },

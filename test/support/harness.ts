@@ -11,7 +11,7 @@ import { createApiClient } from "../../src/api/client.js";
 import { systemClock } from "../../src/app.js";
 import { type Simulator, type SimulatorOptions, startSimulator } from "../../src/simulator/index.js";
 import { acquireLease, openStore, type Store } from "../../src/store/index.js";
-import type { PartnerApi } from "../../src/sync/ports.js";
+import type { Logger, PartnerApi } from "../../src/sync/ports.js";
 import { runSync, type SyncOptions } from "../../src/sync/run-sync.js";
 import { memoryLogger } from "./fakes.js";
 
@@ -35,18 +35,18 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function harness(
-  options: SimulatorOptions & {
-    pageSize?: number;
-    /** Wraps the real client, e.g. to change the source between two requests. */
-    wrapApi?: (api: PartnerApi) => PartnerApi;
-  } = {},
-): Promise<Harness> {
-  const dir = mkdtempSync(join(tmpdir(), "booking-sync-"));
-  const dbPath = join(dir, "bookings.db");
+export type HarnessOptions = SimulatorOptions & {
+  pageSize?: number;
+  /** Wraps the real client, e.g. to change the source between two requests. */
+  wrapApi?: ((api: PartnerApi) => PartnerApi) | undefined;
+};
+
+/** The bundled simulator (seed 11 unless given) and the real API client to it, with fast backoff. */
+export async function simulatedSource(
+  options: HarnessOptions,
+  logger: Logger,
+): Promise<{ sim: Simulator; api: PartnerApi }> {
   const sim = await startSimulator({ seed: 11, ...options });
-  const store = openStore(dbPath);
-  const logger = memoryLogger();
   const api = createApiClient({
     baseUrl: sim.url,
     token: "sim-token",
@@ -55,8 +55,25 @@ export async function harness(
     maxRetryAfterMs: 50,
     logger,
   });
+  return { sim, api: options.wrapApi ? options.wrapApi(api) : api };
+}
+
+/** Ids the simulator serves (optionally of one booking type), sorted as `ORDER BY id` sorts them. */
+export function servedIds(sim: Simulator, bookingType?: "IN" | "LC"): string[] {
+  return sim
+    .allSummaries(bookingType ? { bookingType } : {})
+    .map((b) => b._id)
+    .sort();
+}
+
+export async function harness(options: HarnessOptions = {}): Promise<Harness> {
+  const dir = mkdtempSync(join(tmpdir(), "booking-sync-"));
+  const dbPath = join(dir, "bookings.db");
+  const logger = memoryLogger();
+  const { sim, api } = await simulatedSource(options, logger);
+  const store = openStore(dbPath);
   const deps = {
-    api: options.wrapApi ? options.wrapApi(api) : api,
+    api,
     store,
     clock: systemClock,
     logger,
@@ -79,11 +96,7 @@ export async function harness(
         db.close();
       }
     },
-    sourceIds: (bookingType) =>
-      sim
-        .allSummaries(bookingType ? { bookingType } : {})
-        .map((b) => b._id)
-        .sort(),
+    sourceIds: (bookingType) => servedIds(sim, bookingType),
     env: (extra = {}) => ({
       ...process.env,
       BOOKING_API_BASE_URL: sim.url,
