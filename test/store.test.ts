@@ -220,44 +220,6 @@ describe("save: feed pages", () => {
   });
 });
 
-describe("runs", () => {
-  it("records a run's start, end and drift totals, newest first", () => {
-    const a = store.startRun({ kind: "sync", stream: "feed", startedAt: T1, checkpointBefore: null });
-    const b = store.startRun({ kind: "reconcile", stream: null, startedAt: T2, checkpointBefore: null });
-    expect(store.lastRun()?.status).toBe("running");
-    const counters = {
-      pages: 4,
-      requests: 5,
-      retries: 1,
-      inserted: 10,
-      updated: 2,
-      unchanged: 3,
-      rejected: 1,
-    };
-    store.finishRun(a, {
-      ...counters,
-      status: "success",
-      finishedAt: T2,
-      checkpointAfter: at(9),
-      error: null,
-    });
-    store.recordDrift(b, 120, 118);
-    expect(store.lastRun("sync")).toMatchObject({
-      id: a,
-      status: "success",
-      bookingsNew: 10,
-      bookingsUpdated: 2,
-      bookingsUnchanged: 3,
-      rejects: 1,
-      retries: 1,
-      checkpointAfter: at(9),
-    });
-    expect(store.lastRun()).toMatchObject({ id: b, sourceTotal: 120, localTotal: 118 });
-    expect(store.recentRuns(5).map((r) => r.id)).toEqual([b, a]);
-    expect(store.lastRun("details")).toBeUndefined();
-  });
-});
-
 describe("readers beside the writer", () => {
   it("a second connection reads while a batch of pages is open, and sees it once committed", () => {
     store.save(feedBatch([okSummary(summaryRaw(1))], T1));

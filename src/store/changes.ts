@@ -34,6 +34,20 @@ export function trackedIn(columns: readonly string[]): Array<readonly [column: s
 /** Stored values as text, as `booking_changes` keeps them. */
 const text = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
 
+/** Each tracked column whose new value (`values[offset + index]`) differs from `before`, as text. */
+export function changedColumns(
+  tracked: ReturnType<typeof trackedIn>,
+  before: Record<string, unknown>,
+  values: readonly Param[],
+  offset: number,
+): Array<[column: string, old: string | null, now: string | null]> {
+  return tracked.flatMap(([column, index]): Array<[string, string | null, string | null]> => {
+    const old = text(before[column]);
+    const now = text(values[offset + index]);
+    return old === now ? [] : [[column, old, now]];
+  });
+}
+
 /**
  * Records, for booking `id`, every tracked column whose new value (`values[offset + index]`)
  * differs from `before`; `runId` gives the run being recorded, if any.
@@ -50,10 +64,7 @@ export function changeRecorder(db: Database.Database, runId: () => number | null
     offset: number,
     at: string,
   ): void => {
-    for (const [column, index] of tracked) {
-      const old = text(before[column]);
-      const now = text(values[offset + index]);
-      if (old !== now) insert.run(id, column, old, now, at, runId());
-    }
+    for (const [column, old, now] of changedColumns(tracked, before, values, offset))
+      insert.run(id, column, old, now, at, runId());
   };
 }

@@ -131,8 +131,17 @@ export function runCli(
   onSpawn?: (child: ChildProcess) => void,
   cli = CLI,
 ): Promise<CliResult> {
+  return runNode([cli, ...args], env, onSpawn);
+}
+
+/** Runs `node <args>` and collects its output; `onSpawn` gets the child. */
+export function runNode(
+  args: string[],
+  env: NodeJS.ProcessEnv = process.env,
+  onSpawn?: (child: ChildProcess) => void,
+): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cli, ...args], { env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, args, { env, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d) => (stdout += d));

@@ -3,7 +3,6 @@
  * client as harness.ts wires them, the mirror through `openMirror` as the CLI opens it, and SQL on
  * what the mirror committed, through a connection of the test's own.
  */
-import { spawn } from "node:child_process";
 import Database from "better-sqlite3";
 import { systemClock } from "../../src/app.js";
 import type { Database as MirrorDatabase } from "../../src/config/config.js";
@@ -15,7 +14,14 @@ import type { Mirror } from "../../src/store/store.js";
 import type { SyncDeps } from "../../src/sync/ports.js";
 import { runSync, type SyncOptions } from "../../src/sync/run-sync.js";
 import { memoryLogger } from "./fakes.js";
-import { analyst, type HarnessOptions, servedIds, simulatedSource } from "./harness.js";
+import {
+  analyst,
+  type CliResult,
+  type HarnessOptions,
+  runNode,
+  servedIds,
+  simulatedSource,
+} from "./harness.js";
 import type { Backend, BackendKind } from "./postgres.js";
 
 /** Runs one statement with `$1, $2…` placeholders (on both backends) and returns its rows. */
@@ -157,27 +163,10 @@ export async function mirrorHarness(
   };
 }
 
-export interface ScriptResult {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-}
-
 /**
  * Runs an ES module `script` in another Node process (with tsx, so it may import the sources), for
  * what one process cannot show: a second writer, or a writer killed mid-batch.
  */
-export function runScript(script: string): Promise<ScriptResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d) => (stdout += d));
-    child.stderr.on("data", (d) => (stderr += d));
-    child.on("error", reject);
-    child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }));
-  });
+export function runScript(script: string): Promise<CliResult> {
+  return runNode(["--import", "tsx", "--input-type=module", "-e", script]);
 }

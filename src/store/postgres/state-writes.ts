@@ -1,7 +1,7 @@
 /** Writes every page may carry besides its rows: changes, rejects and the stream's progress. */
 import { createHash } from "node:crypto";
 import type { Progress, Reject } from "../../sync/ports.js";
-import type { trackedIn } from "../changes.js";
+import { changedColumns, type trackedIn } from "../changes.js";
 import type { Param } from "../rows.js";
 import { insertRows, type Query } from "./sql.js";
 
@@ -14,10 +14,7 @@ export type Change = [
   at: string,
 ];
 
-/** Stored values as text, as `booking_changes` keeps them. */
-const text = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
-
-/** The tracked columns whose new value (`values[offset + index]`) differs from `before`. */
+/** The changes of booking `id` observed at `at`: its tracked columns whose values differ from `before`. */
 export function changedFields(
   id: string,
   tracked: ReturnType<typeof trackedIn>,
@@ -26,11 +23,13 @@ export function changedFields(
   offset: number,
   at: string,
 ): Change[] {
-  return tracked.flatMap(([column, index]): Change[] => {
-    const old = text(before[column]);
-    const now = text(values[offset + index]);
-    return old === now ? [] : [[id, column, old, now, at]];
-  });
+  return changedColumns(tracked, before, values, offset).map(([column, old, now]) => [
+    id,
+    column,
+    old,
+    now,
+    at,
+  ]);
 }
 
 /** Records changes observed by run `runId` (null when none is recorded or it is unknown). */
