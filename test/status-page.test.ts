@@ -9,11 +9,11 @@ import { type HttpServerHandle, type HttpServerOptions, startHttpServer } from "
 import { createMetrics } from "../src/daemon/metrics.js";
 import { escapeHtml } from "../src/daemon/status-html.js";
 import { renderStatusPage } from "../src/daemon/status-page.js";
-import { DAILY_DAYS, lagosDays, readDailyTotals, readStatusPage } from "../src/store/daily.js";
+import { DAILY_DAYS, lagosDays } from "../src/store/daily.js";
 import type { Status } from "../src/store/status.js";
 import { memoryLogger } from "./support/fakes.js";
 import { analyst, type Harness, harness } from "./support/harness.js";
-import { personalValues } from "./support/status-page.js";
+import { chart, figure, personalValues } from "./support/status-page.js";
 
 // 300 bookings 97 minutes apart from 21:00 UTC on 1 May 2025: about 20 days, through every hour, so
 // bookings between 23:00 and 24:00 UTC fall on the next Lagos day.
@@ -42,7 +42,7 @@ async function serve(overrides: Partial<HttpServerOptions> = {}) {
     registry: createMetrics({ processMetrics: false }).registry,
     trigger: () => ({ accepted: true, coalesced: false }),
     triggerToken: TRIGGER_TOKEN,
-    statusPage: () => readStatusPage((h as Harness).store.db, AT),
+    statusPage: () => (h as Harness).store.readStatusPage(AT),
     logger,
     ...overrides,
   });
@@ -68,18 +68,6 @@ async function seededMirror(): Promise<Harness> {
   return h;
 }
 
-/** The text of the element carrying `data-figure="name"`. */
-function figure(page: string, name: string): string | undefined {
-  return new RegExp(`data-figure="${name}"[^>]*>([^<]*)<`).exec(page)?.[1];
-}
-
-/** The `<svg>` element with `data-chart="id"`, whole. */
-function chart(page: string, id: string): string {
-  const m = new RegExp(`<svg[^>]*data-chart="${id}"[\\s\\S]*?</svg>`).exec(page);
-  expect(m, `chart ${id}`).not.toBeNull();
-  return m?.[0] ?? "";
-}
-
 const count = (n: number) => n.toLocaleString("en-US");
 const lagosDay = (createdAt: string) => new Date(Date.parse(createdAt) + HOUR_MS).toISOString().slice(0, 10);
 
@@ -95,7 +83,7 @@ describe("the Lagos days of the charts", () => {
 
   it("sum each day's bookings and total_amount over platforms and types, zeros on empty days", async () => {
     h = await seededMirror();
-    const daily = readDailyTotals(h.store.db, DAILY_DAYS, AT);
+    const { daily } = await h.store.readStatusPage(AT);
     const db = analyst(h.dbPath);
     const rows = db
       .prepare("SELECT created_at, total_amount FROM bookings WHERE missing_since IS NULL")
@@ -163,7 +151,7 @@ describe("GET / (the status page)", () => {
     expect(page).toContain(escapeHtml(HOSTILE_ERROR));
     expect(page).not.toMatch(/<script|<img/i);
 
-    const daily = readDailyTotals(h.store.db, DAILY_DAYS, AT);
+    const { daily } = await h.store.readStatusPage(AT);
     const bookings = chart(page, "bookings");
     const revenue = chart(page, "revenue");
     for (const svg of [bookings, revenue]) {
@@ -229,7 +217,7 @@ describe("GET / (the status page)", () => {
 describe("renderStatusPage", () => {
   it("says never synced on an empty mirror, with 30 zero bars a chart", async () => {
     h = await harness({ bookings: 1 });
-    const page = renderStatusPage(readStatusPage(h.store.db, AT));
+    const page = renderStatusPage(await h.store.readStatusPage(AT));
     expect(figure(page, "last-success")).toBe("never synced");
     expect(figure(page, "drift-difference")).toBe("not checked yet");
     expect(page).toContain("No runs yet");
@@ -243,7 +231,7 @@ describe("renderStatusPage", () => {
     const evil = `"><script>alert(1)</script>`;
     const status: Status = {
       at: AT.toISOString(),
-      database: { path: evil, bytes: 0, walBytes: 0 },
+      database: { path: evil, bytes: 0, walBytes: 0, backend: "sqlite" },
       bookings: { total: 0, withDetails: 0, missing: 0 },
       lastSuccess: null,
       streams: [

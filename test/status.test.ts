@@ -169,16 +169,18 @@ describe("booking-sync status", () => {
     expect(r.stderr).toContain(`database ${missing} does not exist`);
   });
 
-  it("refuses a PostgreSQL mirror with exit 2, saying where its health is instead, without connecting", async () => {
+  it("fails with exit 1 on a PostgreSQL mirror it cannot reach, naming it without its password", async () => {
     const env = {
       ...statusEnv("./unused.db"),
       BOOKING_DB_URL: "postgres://sync:hunter2@127.0.0.1:1/bookings",
     };
     const r = await runCli(["status"], env);
-    expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/`booking-sync status` reads a SQLite mirror, and this one is in PostgreSQL/);
-    expect(r.stderr).toMatch(/^Try: query the view sync_health_v in PostgreSQL$/m);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(
+      /^booking-sync: open database postgres:\/\/sync:\*\*\*@127\.0\.0\.1:1\/bookings: /m,
+    );
     expect(r.stderr).not.toContain("hunter2");
+    expect(r.stdout).toBe("");
   });
 
   it("reads while a sync is running, inside its open write transaction", async () => {

@@ -8,7 +8,12 @@ const ERROR_CHARS = 70;
 export function statusText(s: Status): string {
   const { database: db, bookings: b } = s;
   const head = [
-    ["database", `${db.path} · ${db.bytes} bytes, -wal ${db.walBytes} bytes`],
+    [
+      "database",
+      db.backend === "postgres"
+        ? `${db.path} · ${db.bytes} bytes (PostgreSQL)`
+        : `${db.path} · ${db.bytes} bytes, -wal ${db.walBytes} bytes`,
+    ],
     ["bookings", `${b.total} total · ${b.withDetails} with details · ${b.missing} missing`],
     [
       "synced",

@@ -1,10 +1,10 @@
 /** `booking-sync status`: what the mirror holds and how fresh it is, read-only; `--max-age` makes it a check. */
 import { existsSync } from "node:fs";
 import type { Command } from "commander";
-import { loadConfig, sqliteFile } from "../config/config.js";
+import { type Database, loadConfig } from "../config/config.js";
 import { ConfigError } from "../errors.js";
-import { openStore, type Store } from "../store/index.js";
-import { hasMirrorTables, readStatus, type Status } from "../store/status.js";
+import { isSqlite, type Mirror, openMirror } from "../store/index.js";
+import { hasMirrorTables, type Status } from "../store/status.js";
 import { EXIT, reportError } from "./output.js";
 import { statusText } from "./status-text.js";
 
@@ -23,7 +23,9 @@ export function registerStatus(program: Command): void {
       "exit 1 when the last successful sync finished longer ago: 90s, 15m, 2h, 1d",
     )
     .action(function (this: Command) {
-      (this as Command & { exitCode?: number }).exitCode = statusAction(this.optsWithGlobals());
+      return statusAction(this.optsWithGlobals()).then((code) => {
+        (this as Command & { exitCode?: number }).exitCode = code;
+      });
     });
 }
 
@@ -56,26 +58,15 @@ export function staleness(status: Status, maxAgeSeconds: number): string | undef
   );
 }
 
-function statusAction(flags: Record<string, unknown>): number {
-  let store: Store | undefined;
+async function statusAction(flags: Record<string, unknown>): Promise<number> {
+  let mirror: Mirror | undefined;
   try {
     const maxAge = flags.maxAge === undefined ? undefined : parseMaxAge(String(flags.maxAge));
-    // Only the database path: status reads no API, so API settings are neither needed nor checked.
-    const { BOOKING_DB_PATH, BOOKING_DB_URL } = process.env;
-    const config = loadConfig({ flags: { db: flags.db }, env: { BOOKING_DB_PATH, BOOKING_DB_URL } });
-    const dbPath = sqliteFile(config, "status", "query the view sync_health_v in PostgreSQL");
-    if (!existsSync(dbPath)) {
-      throw new ConfigError(`database ${dbPath} does not exist`, {
-        hint: "point --db or BOOKING_DB_PATH at the mirror, or create it with `booking-sync sync`",
-      });
-    }
-    store = openStore(dbPath, { readonly: true });
-    if (!hasMirrorTables(store.db)) {
-      throw new ConfigError(`database ${dbPath} has no booking-sync tables`, {
-        hint: "point --db or BOOKING_DB_PATH at the mirror, or create the tables with `booking-sync migrate`",
-      });
-    }
-    const status = readStatus(store.db, new Date());
+    // Only the database: status reads no API, so API settings are neither needed nor checked.
+    const { BOOKING_DB_PATH, BOOKING_DB_URL, BOOKING_DB_PASSWORD_FILE } = process.env;
+    const env = { BOOKING_DB_PATH, BOOKING_DB_URL, BOOKING_DB_PASSWORD_FILE };
+    mirror = await openReadOnly(loadConfig({ flags: { db: flags.db }, env }).database);
+    const status = await mirror.readStatus(new Date());
     const stale = maxAge === undefined ? undefined : staleness(status, maxAge);
     if (flags.json) {
       const check =
@@ -92,6 +83,27 @@ function statusAction(flags: Record<string, unknown>): number {
   } catch (err) {
     return reportError(err);
   } finally {
-    store?.close();
+    await mirror?.close();
   }
+}
+
+/**
+ * The mirror, opened to read only: nothing created or migrated. A SQLite file that is missing or
+ * lacks the tables is refused here; PostgreSQL refuses a database without them on open.
+ */
+async function openReadOnly(database: Database): Promise<Mirror> {
+  const path = database.kind === "sqlite" ? database.path : undefined;
+  if (path !== undefined && !existsSync(path)) {
+    throw new ConfigError(`database ${path} does not exist`, {
+      hint: "point --db or BOOKING_DB_PATH at the mirror, or create it with `booking-sync sync`",
+    });
+  }
+  const mirror = await openMirror(database, { readonly: true });
+  if (isSqlite(mirror) && !hasMirrorTables(mirror.db)) {
+    mirror.close();
+    throw new ConfigError(`database ${mirror.path} has no booking-sync tables`, {
+      hint: "point --db or BOOKING_DB_PATH at the mirror, or create the tables with `booking-sync migrate`",
+    });
+  }
+  return mirror;
 }

@@ -24,7 +24,7 @@ export interface HttpServerOptions {
   /** Asks for a run now (the scheduler's `trigger`). */
   trigger: () => TriggerResult;
   /** Reads what GET / shows, at request time; without it GET / is 404. A throw answers 503. */
-  statusPage?: (() => StatusPageData) | undefined;
+  statusPage?: (() => Promise<StatusPageData>) | undefined;
   /** When set, POST /sync requires it as a bearer token; else see `triggerGuard`. */
   triggerToken?: string | undefined;
   /** Time for readiness; default the system clock. */
@@ -163,11 +163,11 @@ function buildRoutes(options: HttpServerOptions): Map<string, Map<string, Handle
 }
 
 /** GET /: the page, or a short 503 when the database cannot be read now (busy, say). */
-function statusPage(read: () => StatusPageData, logger: Logger): Handler {
-  return (_req, res) => {
+function statusPage(read: () => Promise<StatusPageData>, logger: Logger): Handler {
+  return async (_req, res) => {
     let data: StatusPageData;
     try {
-      data = read();
+      data = await read();
     } catch (err) {
       logger.error({ error: errorText(err) }, "status page: reading the database failed");
       res.writeHead(503, { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" });

@@ -5,8 +5,6 @@
 import type { pino } from "pino";
 import { type App, openApp } from "../app.js";
 import type { Config } from "../config/config.js";
-import { readStatusPage } from "../store/daily.js";
-import { isSqlite } from "../store/index.js";
 import { streamName } from "../sync/feed/walk.js";
 import { errorText } from "./error-text.js";
 import { createHealth, type Health } from "./health.js";
@@ -114,18 +112,12 @@ async function assemble(
           health: { status: (now) => runner.status(health.status(now)) },
           registry: metrics.registry,
           trigger: () => scheduler.trigger(),
-          statusPage: sqliteStatusPage(app),
+          statusPage: () => app.store.readStatusPage(app.clock.now()),
           triggerToken: config.triggerToken,
           clock: app.clock,
           logger: app.logger,
         });
   return { config, app, health, metrics, runner, scheduler, http };
-}
-
-/** The status page's reader; it reads SQLite's file (a PostgreSQL mirror has the views instead). */
-function sqliteStatusPage(app: App) {
-  const { store, clock } = app;
-  return isSqlite(store) ? () => readStatusPage(store.db, clock.now()) : undefined;
 }
 
 /** Wires the stop sequence to signals and to fatal errors, then starts the schedule. */

@@ -85,7 +85,11 @@ ${card(
   html`<span data-figure="rejects" class="${s.rejects === 0 ? "" : "bad"}">${count.format(s.rejects)}</span>`,
   html`source records that failed validation, kept aside`,
 )}
-${card("Database", html`${size(s.database.bytes)}`, html`write-ahead log ${size(s.database.walBytes)}`)}
+${card(
+  "Database",
+  html`${size(s.database.bytes)}`,
+  s.database.backend === "postgres" ? html`PostgreSQL` : html`write-ahead log ${size(s.database.walBytes)}`,
+)}
 </dl></section>`;
 }
 

@@ -1,8 +1,9 @@
 /**
  * The daemon's status page reads: `readStatus` and the last days of `daily_bookings_v`, summed over
- * platform and type, in one snapshot. Aggregates only: no column of a booking's people is read.
+ * platform and type, through one snapshot of either database. Aggregates only: no column of a
+ * booking's people is read.
  */
-import type Database from "better-sqlite3";
+import type { MirrorReader } from "./snapshot.js";
 import { readStatus, type Status } from "./status.js";
 
 /** Days the status page charts, the one holding `at` included. */
@@ -38,18 +39,24 @@ export function lagosDays(days: number, at: Date): string[] {
 }
 
 /** Bookings and revenue per Lagos day for the last `days` days up to `at`; a day without bookings is zeros. */
-export function readDailyTotals(db: Database.Database, days: number, at: Date): DailyTotal[] {
+export async function readDailyTotals(db: MirrorReader, days: number, at: Date): Promise<DailyTotal[]> {
   const range = lagosDays(days, at);
-  const rows = db
-    .prepare<[string, string], DailyTotal>(`
-      SELECT day, sum(bookings) AS bookings, round(sum(total_amount), 2) AS totalAmount
-      FROM daily_bookings_v WHERE day BETWEEN ? AND ? GROUP BY day`)
-    .all(range[0] ?? "", range.at(-1) ?? "");
-  const byDay = new Map(rows.map((r) => [r.day, r]));
+  // Rounded here, not in SQL: PostgreSQL has no round(double precision, integer).
+  const rows = await db.all<DailyTotal>(
+    `SELECT day, sum(bookings) AS bookings, sum(total_amount) AS "totalAmount"
+     FROM daily_bookings_v WHERE day BETWEEN $1 AND $2 GROUP BY day`,
+    [range[0] ?? "", range.at(-1) ?? ""],
+  );
+  const byDay = new Map(rows.map((r) => [r.day, { ...r, totalAmount: toKobo(r.totalAmount) }]));
   return range.map((day) => byDay.get(day) ?? { day, bookings: 0, totalAmount: 0 });
 }
 
-/** The status and the daily totals in one read transaction, so the totals and the charts agree. */
-export function readStatusPage(db: Database.Database, at: Date): StatusPageData {
-  return db.transaction(() => ({ status: readStatus(db, at), daily: readDailyTotals(db, DAILY_DAYS, at) }))();
+/** The status and the daily totals through one snapshot (the caller's), so the totals and the charts agree. */
+export async function readStatusPage(db: MirrorReader, at: Date): Promise<StatusPageData> {
+  return { status: await readStatus(db, at), daily: await readDailyTotals(db, DAILY_DAYS, at) };
+}
+
+/** NGN rounded to the kobo; the view's per-group sums already are, so this only drops float noise. */
+function toKobo(amount: number | null): number {
+  return Math.round((amount ?? 0) * 100) / 100;
 }

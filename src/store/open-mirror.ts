@@ -6,6 +6,12 @@ import type { Mirror } from "./store.js";
 
 export async function openMirror(database: Database, options: OpenOptions = {}): Promise<Mirror> {
   if (database.kind === "sqlite") return openStore(database.path, options);
-  const { logger, batch, personalData } = options;
-  return openPostgresStore(database.url, { logger, batch, personalData, password: database.password });
+  const { logger, batch, personalData, readonly } = options;
+  return openPostgresStore(database.url, {
+    logger,
+    batch,
+    personalData,
+    readonly,
+    password: database.password,
+  });
 }

@@ -11,16 +11,19 @@ import type { Logger } from "../sync/ports.js";
 import { checkWritable } from "./access.js";
 import { type Batch, type BatchRule, batch } from "./batch.js";
 import { changeRecorder } from "./changes.js";
+import { readStatusPage } from "./daily.js";
 import { detailWriter, toDetailRows } from "./detail-writes.js";
 import { feedWriter, toFeedRows } from "./feed-writes.js";
 import { createDatabaseFile, DEFAULT_DB_MODE } from "./file-modes.js";
 import type { PersonalData } from "./personal-data.js";
-import { applyPragmas, emptyWal } from "./pragmas.js";
+import { applyPragmas, BUSY_TIMEOUT_MS, emptyWal } from "./pragmas.js";
 import { reads } from "./reads.js";
 import { unlistedMarker, unlistedTimes } from "./reconcile-writes.js";
 import { runs } from "./runs.js";
 import * as schema from "./schema.js";
+import { sqliteSnapshot } from "./snapshot.js";
 import { stateWriter } from "./state.js";
+import { readStatus } from "./status.js";
 import type { Store } from "./store.js";
 import { takeWriterLease } from "./writer-lease.js";
 
@@ -84,10 +87,12 @@ function migrateStore(
 
 /**
  * A read-only connection, closed last: the last connection to close a WAL database locks the file
- * to delete the WAL, failing a reader without a busy timeout; a read-only one never does.
+ * to delete the WAL, failing a reader without a busy timeout; a read-only one never does. The status
+ * reads use it too, so they see what is committed and never meet the writer's open batch.
  */
 function holdWal(path: string): Database.Database {
   const keeper = new Database(path, { readonly: true, fileMustExist: true });
+  keeper.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
   // A first read opens the WAL and takes the shared lock the connection then holds until closed.
   keeper.pragma("schema_version");
   return keeper;
@@ -128,6 +133,8 @@ function assemble(
   const unlistedAt = lazy(() => unlistedTimes(db));
   const run = lazy(() => runs(db, orm));
   const read = lazy(() => reads(db, orm));
+  // A read-only store's own connection never writes; a writer's status reads go to the keeper.
+  const snapshot = sqliteSnapshot(keeper ?? db, path);
   /** Any write but a page's commits the saved pages first, so the mirror's order is the core's. */
   const afterPages =
     <A extends unknown[], R>(write: (...args: A) => R) =>
@@ -184,6 +191,8 @@ function assemble(
     recordDrift: afterPages((id, source, local) => run().recordDrift(id, source, local)),
     lastRun: (kind) => run().lastRun(kind),
     recentRuns: (n) => run().recentRuns(n),
+    readStatus: (at) => snapshot((r) => readStatus(r, at)),
+    readStatusPage: (at) => snapshot((r) => readStatusPage(r, at)),
     takeWriterLease: (o) => takeWriterLease(store, o),
   };
   return store;

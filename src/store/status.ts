@@ -1,21 +1,15 @@
 /**
- * What `booking-sync status` (and later the daemon's status page) shows: the mirror's size, counts,
- * freshness, checkpoints, last runs, rejects and drift, read in one snapshot from any connection.
+ * What `booking-sync status` and the daemon's status page show: the mirror's size, counts,
+ * freshness, checkpoints, last runs, rejects and drift, read in one snapshot of either database.
  */
-import { statSync } from "node:fs";
 import type Database from "better-sqlite3";
+import type { DatabaseStatus, MirrorReader } from "./snapshot.js";
 
 /** The mirror's state as of `at`; times are ISO 8601 UTC, ages whole seconds (never negative). */
 export interface Status {
   /** When it was read. */
   at: string;
-  database: {
-    path: string;
-    /** Size of the database file, bytes (0 when there is no file, e.g. in memory). */
-    bytes: number;
-    /** Size of its -wal file, bytes: pages written since the last checkpoint (0 when absent). */
-    walBytes: number;
-  };
+  database: DatabaseStatus;
   bookings: {
     /** Every row, including those the source no longer serves. */
     total: number;
@@ -81,65 +75,76 @@ export interface DriftStatus {
 /** How many runs `runs` lists. */
 export const STATUS_RUNS = 5;
 
+/** The tables a mirror has, whichever database keeps it. */
+export const MIRROR_TABLES = ["bookings", "sync_state", "sync_runs", "rejected_records"] as const;
+
 /** Whether `db` holds booking-sync's tables (a file another program made, or an empty one, does not). */
 export function hasMirrorTables(db: Database.Database): boolean {
-  const names = ["bookings", "sync_state", "sync_runs", "rejected_records"];
   const found = db
-    .prepare(`SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN (${names.map(() => "?")})`)
+    .prepare(
+      `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN (${MIRROR_TABLES.map(() => "?")})`,
+    )
     .pluck()
-    .get(...names) as number;
-  return found === names.length;
+    .get(...MIRROR_TABLES) as number;
+  return found === MIRROR_TABLES.length;
 }
 
-/** Reads the status in one read transaction, so a sync writing meanwhile cannot mix two states. */
-export function readStatus(db: Database.Database, now: Date): Status {
-  return db.transaction(() => ({
+/**
+ * Reads the status through `db`, whose snapshot keeps a sync writing meanwhile from mixing two
+ * states. Aliases are quoted, since PostgreSQL folds unquoted names to lower case.
+ */
+export async function readStatus(db: MirrorReader, now: Date): Promise<Status> {
+  const [bookings] = await db.all<Status["bookings"]>(`
+    SELECT count(*) AS total, count(detail_synced_at) AS "withDetails", count(missing_since) AS missing
+    FROM bookings`);
+  const [rejects] = await db.all<{ n: number }>("SELECT count(*) AS n FROM rejected_records");
+  return {
     at: now.toISOString(),
-    database: { path: db.name, bytes: fileBytes(db.name), walBytes: fileBytes(`${db.name}-wal`) },
-    bookings: db
-      .prepare(`SELECT count(*) AS total, count(detail_synced_at) AS withDetails,
-        count(missing_since) AS missing FROM bookings`)
-      .get() as Status["bookings"],
-    lastSuccess: lastSuccess(db, now),
-    streams: streams(db, now),
-    runs: recentRuns(db),
-    rejects: db.prepare("SELECT count(*) FROM rejected_records").pluck().get() as number,
-    drift: drift(db),
-  }))();
+    database: await db.database(),
+    bookings: bookings ?? { total: 0, withDetails: 0, missing: 0 },
+    lastSuccess: await lastSuccess(db, now),
+    streams: await streams(db, now),
+    runs: await recentRuns(db),
+    rejects: rejects?.n ?? 0,
+    drift: await drift(db),
+  };
 }
 
-function lastSuccess(db: Database.Database, now: Date): Status["lastSuccess"] {
-  const row = db
-    .prepare<[], { runId: number; finishedAt: string }>(`
-      SELECT id AS runId, finished_at AS finishedAt FROM sync_runs
-      WHERE kind = 'sync' AND status = 'success' AND finished_at IS NOT NULL
-      ORDER BY finished_at DESC, id DESC LIMIT 1`)
-    .get();
+async function lastSuccess(db: MirrorReader, now: Date): Promise<Status["lastSuccess"]> {
+  const [row] = await db.all<{ runId: number; finishedAt: string }>(`
+    SELECT id AS "runId", finished_at AS "finishedAt" FROM sync_runs
+    WHERE kind = 'sync' AND status = 'success' AND finished_at IS NOT NULL
+    ORDER BY finished_at DESC, id DESC LIMIT 1`);
   return row ? { ...row, ageSeconds: ageSeconds(row.finishedAt, now) as number } : null;
 }
 
-function streams(db: Database.Database, now: Date): StreamStatus[] {
-  const rows = db
-    .prepare<[], { stream: string; checkpoint: string | null; progress: number; updatedAt: string }>(`
-      SELECT stream, checkpoint, progress_json IS NOT NULL AS progress, updated_at AS updatedAt
-      FROM sync_state ORDER BY stream`)
-    .all();
+async function streams(db: MirrorReader, now: Date): Promise<StreamStatus[]> {
+  // `IS NOT NULL` is 0/1 in SQLite and a boolean in PostgreSQL: read as truthy.
+  const rows = await db.all<{
+    stream: string;
+    checkpoint: string | null;
+    progress: number | boolean;
+    updatedAt: string;
+  }>(`
+    SELECT stream, checkpoint, progress_json IS NOT NULL AS progress, updated_at AS "updatedAt"
+    FROM sync_state ORDER BY stream`);
   return rows.map((r) => ({
     stream: r.stream,
     checkpoint: r.checkpoint,
     checkpointAgeSeconds: ageSeconds(r.checkpoint, now),
-    inProgress: r.progress === 1,
+    inProgress: Boolean(r.progress),
     updatedAt: r.updatedAt,
   }));
 }
 
-function recentRuns(db: Database.Database): RunStatus[] {
-  const rows = db
-    .prepare<[number], Omit<RunStatus, "durationSeconds">>(`
-      SELECT id, kind, stream, status, started_at AS startedAt, finished_at AS finishedAt,
-        bookings_new AS new, bookings_updated AS updated, bookings_unchanged AS unchanged, rejects, error
-      FROM sync_runs ORDER BY id DESC LIMIT ?`)
-    .all(STATUS_RUNS);
+async function recentRuns(db: MirrorReader): Promise<RunStatus[]> {
+  const rows = await db.all<Omit<RunStatus, "durationSeconds">>(
+    `
+    SELECT id, kind, stream, status, started_at AS "startedAt", finished_at AS "finishedAt",
+      bookings_new AS new, bookings_updated AS updated, bookings_unchanged AS unchanged, rejects, error
+    FROM sync_runs ORDER BY id DESC LIMIT $1`,
+    [STATUS_RUNS],
+  );
   // Keys in the interface's order: `--json` prints them as built.
   return rows.map(({ id, kind, stream, status, startedAt, finishedAt, ...counts }) => ({
     id,
@@ -153,13 +158,11 @@ function recentRuns(db: Database.Database): RunStatus[] {
   }));
 }
 
-function drift(db: Database.Database): DriftStatus | null {
-  const row = db
-    .prepare<[], Omit<DriftStatus, "difference">>(`
-      SELECT id AS runId, stream, coalesce(finished_at, started_at) AS at,
-        source_total AS sourceTotal, coalesce(local_total, 0) AS localTotal
-      FROM sync_runs WHERE source_total IS NOT NULL ORDER BY id DESC LIMIT 1`)
-    .get();
+async function drift(db: MirrorReader): Promise<DriftStatus | null> {
+  const [row] = await db.all<Omit<DriftStatus, "difference">>(`
+    SELECT id AS "runId", stream, coalesce(finished_at, started_at) AS at,
+      source_total AS "sourceTotal", coalesce(local_total, 0) AS "localTotal"
+    FROM sync_runs WHERE source_total IS NOT NULL ORDER BY id DESC LIMIT 1`);
   return row ? { ...row, difference: row.sourceTotal - row.localTotal } : null;
 }
 
@@ -168,12 +171,4 @@ function ageSeconds(iso: string | null, now: Date): number | null {
   if (iso === null) return null;
   const ms = now.getTime() - Date.parse(iso);
   return Number.isNaN(ms) ? null : Math.max(0, Math.round(ms / 1000));
-}
-
-function fileBytes(path: string): number {
-  try {
-    return statSync(path).size;
-  } catch {
-    return 0;
-  }
 }

@@ -5,9 +5,11 @@
 import type Database from "better-sqlite3";
 import type { BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
 import type { Awaitable, RunKind, SyncStore } from "../sync/ports.js";
+import type { StatusPageData } from "./daily.js";
 import type { BookingFilter } from "./reads.js";
 import type { RunRow } from "./runs.js";
 import type * as schema from "./schema.js";
+import type { Status } from "./status.js";
 import type { WriterLease, WriterLeaseOptions } from "./writer-lease.js";
 
 /** The core's port plus what every command and the daemon need, whichever database keeps the mirror. */
@@ -23,6 +25,13 @@ export interface Mirror extends SyncStore {
   lastRun(kind?: RunKind): Awaitable<RunRow | undefined>;
   /** The newest `n` runs, newest first. */
   recentRuns(n: number): Awaitable<RunRow[]>;
+  /**
+   * What `booking-sync status` shows as of `at`, read in one snapshot on a connection of its own:
+   * what is committed, never waiting behind the writer's open batch.
+   */
+  readStatus(at: Date): Promise<Status>;
+  /** The status and the daily totals of the status page as of `at`, in one snapshot, as `readStatus`. */
+  readStatusPage(at: Date): Promise<StatusPageData>;
   /** Commits what was saved and closes the connections; the mirror is unusable afterwards. */
   close(): Awaitable<void>;
 }
@@ -37,7 +46,9 @@ type AtOnce<S> = {
   [K in keyof S]: S[K] extends (...args: infer A) => Awaitable<infer R> ? (...args: A) => R : S[K];
 };
 
-export interface Store extends Omit<AtOnce<Mirror>, "readProgress" | "takeWriterLease"> {
+export interface Store
+  extends Omit<AtOnce<Mirror>, "readProgress" | "takeWriterLease" | "readStatus" | "readStatusPage">,
+    Pick<Mirror, "readStatus" | "readStatusPage"> {
   readonly backend: "sqlite";
   readProgress<T>(stream: string): { checkpoint: string | null; progress: T | null };
   takeWriterLease(options: WriterLeaseOptions): WriterLease;

@@ -1,5 +1,22 @@
-/** What the status page must never show: people's values as the mirror actually stores them. */
+/**
+ * Reading the status page in tests: its figures and charts, and what it must never show: people's
+ * values as the mirror actually stores them.
+ */
+import { expect } from "vitest";
 import { analyst } from "./harness.js";
+import type { Query } from "./mirror-harness.js";
+
+/** The text of the element carrying `data-figure="name"`. */
+export function figure(page: string, name: string): string | undefined {
+  return new RegExp(`data-figure="${name}"[^>]*>([^<]*)<`).exec(page)?.[1];
+}
+
+/** The `<svg>` element with `data-chart="id"`, whole. */
+export function chart(page: string, id: string): string {
+  const m = new RegExp(`<svg[^>]*data-chart="${id}"[\\s\\S]*?</svg>`).exec(page);
+  expect(m, `chart ${id}`).not.toBeNull();
+  return m?.[0] ?? "";
+}
 
 /**
  * Names, phones, emails and address lines of senders and receivers of `rows` bookings that have
@@ -22,4 +39,22 @@ export function personalValues(dbPath: string, rows: number): string[] {
   } finally {
     db.close();
   }
+}
+
+/** `personalValues` on either backend: the typed columns, and the address lines of the stored JSON. */
+export async function personalValuesIn(query: Query, rows: number): Promise<string[]> {
+  const found = await query<Record<string, string | null>>(
+    `SELECT sender_name, sender_phone, sender_email, receiver_name, receiver_phone, receiver_email, detail_json
+     FROM bookings WHERE detail_json IS NOT NULL ORDER BY id LIMIT $1`,
+    [rows],
+  );
+  const values = found.flatMap(({ detail_json, ...typed }) => {
+    const detail = JSON.parse(detail_json ?? "{}");
+    const lines = [detail.sender, detail.receiver].flatMap((p) => [
+      p?.addressDetails?.addressLine1,
+      p?.addressDetails?.landmark,
+    ]);
+    return [...Object.values(typed), ...lines];
+  });
+  return [...new Set(values.filter((v): v is string => typeof v === "string" && v.length >= 5))];
 }

@@ -5,13 +5,15 @@
 import { desc, eq } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/node-postgres";
 import type { Pool } from "pg";
-import { wrapError } from "../../errors.js";
+import { ConfigError, wrapError } from "../../errors.js";
 import type { Logger } from "../../sync/ports.js";
 import { type BatchRule, DEFAULT_BATCH } from "../batch.js";
+import { readStatusPage } from "../daily.js";
 import { toDetailRows } from "../detail-writes.js";
 import { toFeedRows } from "../feed-writes.js";
 import type { PersonalData } from "../personal-data.js";
 import type { RunRow } from "../runs.js";
+import { MIRROR_TABLES, readStatus } from "../status.js";
 import type { Mirror } from "../store.js";
 import { createPool, redactUrl } from "./connect.js";
 import { takePostgresLease } from "./lease.js";
@@ -20,6 +22,7 @@ import { writeDetailPage, writeFeedPage } from "./page-writes.js";
 import * as read from "./reads.js";
 import * as schema from "./schema.js";
 import { openSession, type Session } from "./session.js";
+import { postgresSnapshot } from "./snapshot.js";
 
 export interface PostgresOptions {
   logger?: Logger | undefined;
@@ -28,6 +31,11 @@ export interface PostgresOptions {
   personalData?: PersonalData | undefined;
   /** The password, when it is not in the URL (read from a `_FILE` variable). */
   password?: string | undefined;
+  /**
+   * Open for reading only (`booking-sync status`): nothing is created or migrated, a database
+   * without the mirror's tables is refused, and the writer's connection refuses writes. Default false.
+   */
+  readonly?: boolean | undefined;
 }
 
 export interface PostgresStore extends Mirror {
@@ -36,14 +44,15 @@ export interface PostgresStore extends Mirror {
   readonly pool: Pool;
 }
 
-/** Connects, migrates (one worker at a time) and opens the writer's connection. */
+/** Connects, migrates (one worker at a time; not when `readonly`) and opens the writer's connection. */
 export async function openPostgresStore(url: string, options: PostgresOptions = {}): Promise<PostgresStore> {
   const location = redactUrl(url);
   const pool = createPool(url, { password: options.password });
   // An idle client's error (the server restarting) must not end the process; the next use fails.
   pool.on("error", (err) => options.logger?.warn({ err }, "an idle PostgreSQL connection failed"));
   try {
-    await migratePostgres(pool, options.logger);
+    if (options.readonly) await checkTables(pool, location);
+    else await migratePostgres(pool, options.logger);
     return assemble(pool, location, await connect(pool, options), options);
   } catch (err) {
     await pool.end().catch(() => {});
@@ -51,8 +60,28 @@ export async function openPostgresStore(url: string, options: PostgresOptions = 
   }
 }
 
+/** Throws a config error (exit 2) when the database lacks a table of the mirror. */
+async function checkTables(pool: Pool, location: string): Promise<void> {
+  const { rows } = await pool.query<{ missing: number }>(
+    "SELECT count(*) FILTER (WHERE to_regclass(name) IS NULL) AS missing FROM unnest($1::text[]) AS name",
+    [MIRROR_TABLES],
+  );
+  if ((rows[0]?.missing ?? 0) === 0) return;
+  throw new ConfigError(`database ${location} has no booking-sync tables`, {
+    hint: "point --db or BOOKING_DB_URL at the mirror, or create the tables with `booking-sync migrate`",
+  });
+}
+
 async function connect(pool: Pool, options: PostgresOptions): Promise<Session> {
   const client = await pool.connect();
+  if (options.readonly) {
+    try {
+      await client.query("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY");
+    } catch (err) {
+      client.release(true);
+      throw err;
+    }
+  }
   return openSession(client, options.batch ?? DEFAULT_BATCH, (err) =>
     options.logger?.warn({ err }, "the writer's PostgreSQL connection was lost"),
   );
@@ -64,6 +93,7 @@ function assemble(pool: Pool, location: string, first: Session, options: Postgre
   let currentRun: number | null = null;
   const orm = drizzle({ client: pool, schema });
   const { personalData } = options;
+  const snapshot = postgresSnapshot(pool, location);
   return {
     backend: "postgres",
     location,
@@ -114,6 +144,8 @@ function assemble(pool: Pool, location: string, first: Session, options: Postgre
         .orderBy(desc(schema.syncRuns.id))
         .limit(n)) as RunRow[];
     },
+    readStatus: (at) => snapshot((r) => readStatus(r, at)),
+    readStatusPage: (at) => snapshot((r) => readStatusPage(r, at)),
     async close() {
       await session.close();
       await pool.end();

@@ -1,0 +1,76 @@
+/**
+ * The mirror as the status reads see it, whichever database keeps it: statements with `$1, $2…`
+ * placeholders inside one read snapshot, so every figure of one status comes from the same moment.
+ * SQLite's snapshot is here; PostgreSQL's is postgres/snapshot.ts.
+ */
+import { statSync } from "node:fs";
+import type Database from "better-sqlite3";
+
+/** Where the mirror is and the room it takes. */
+export interface DatabaseStatus {
+  /** The SQLite file's path, or the PostgreSQL URL without its password. */
+  path: string;
+  /** Size of the database file (0 when there is none, e.g. in memory), or of the PostgreSQL database, bytes. */
+  bytes: number;
+  /** Size of SQLite's -wal file, bytes: pages written since the last checkpoint (0 when absent; 0 in PostgreSQL). */
+  walBytes: number;
+  /** Which database keeps the mirror. */
+  backend: "sqlite" | "postgres";
+}
+
+/** Reads inside one snapshot of the mirror; the same SQL runs on either database. */
+export interface MirrorReader {
+  /** Runs one statement with `$1, $2…` placeholders and returns its rows. */
+  all<R>(sql: string, params?: readonly unknown[]): Promise<R[]>;
+  /** Where the mirror is and its size, as of the snapshot. */
+  database(): Promise<DatabaseStatus>;
+}
+
+/** Runs `read` inside one snapshot and ends it, whether `read` succeeds or throws. */
+export type Snapshot = <T>(read: (db: MirrorReader) => Promise<T>) => Promise<T>;
+
+/**
+ * Snapshots on the SQLite connection `db` (the file at `path`): a read transaction each, taken one
+ * after another, since a connection holds one transaction at a time and two page views may overlap.
+ * `db` must not be the connection that writes, whose batch may hold a transaction open.
+ */
+export function sqliteSnapshot(db: Database.Database, path: string): Snapshot {
+  const reader: MirrorReader = {
+    all: async <R>(sql: string, params: readonly unknown[] = []) => {
+      // `$n` is `?n` in SQLite; better-sqlite3 binds numbered parameters from an object keyed "1", "2"…
+      const statement = db.prepare(sql.replace(/\$(\d+)/g, "?$1"));
+      const bound = params.length
+        ? statement.bind(Object.fromEntries(params.map((v, i) => [i + 1, v])))
+        : statement;
+      return bound.all() as R[];
+    },
+    database: async () => ({
+      path,
+      bytes: fileBytes(path),
+      walBytes: fileBytes(`${path}-wal`),
+      backend: "sqlite",
+    }),
+  };
+  let tail: Promise<unknown> = Promise.resolve();
+  return <T>(read: (db: MirrorReader) => Promise<T>): Promise<T> => {
+    const run = tail.then(async () => {
+      // Deferred: the snapshot is taken at the first read and holds until COMMIT.
+      db.exec("BEGIN");
+      try {
+        return await read(reader);
+      } finally {
+        if (db.inTransaction) db.exec("COMMIT");
+      }
+    });
+    tail = run.catch(() => {});
+    return run;
+  };
+}
+
+function fileBytes(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
+}
