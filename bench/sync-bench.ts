@@ -1,27 +1,41 @@
 /**
- * Benchmark: a cold sync against a bare fetch-and-parse loop over the same feed pages.
+ * Benchmark: a cold sync, into SQLite and into PostgreSQL, against a bare fetch-and-parse loop over
+ * the same feed pages.
  *
  *   npm run bench -- [--bookings 200000] [--page-size 100] [--latency-ms 0] [--rounds 3]
+ *                    [--backends sqlite,postgres]
+ *
+ * Modes: `bare` (the loop), `sync` (a fresh SQLite file) and `sync-postgres` (a fresh database on a
+ * PostgreSQL server). `--backends` picks the syncs (default both). The server is the one
+ * BOOKING_BENCH_POSTGRES_URL names (its user must be allowed to CREATE DATABASE; each run gets a
+ * new database, dropped afterwards), else a throwaway one started from the newest local initdb and
+ * stopped at the end. If neither can be had, the Postgres column is skipped with a line saying so,
+ * unless `--backends` or BOOKING_BENCH_POSTGRES_URL asked for it.
  *
  * The simulator runs in its own process so it does not share our event loop, and each mode runs in
- * a fresh process so its peak RSS is its own. Prints the figures; asserts nothing (targets in
+ * a fresh process so its peak RSS is its own. After one bare run that warms the simulator (not
+ * counted), each round runs every mode once, in an order that rotates from round to round, and
+ * the best run of each mode counts. Prints the figures; asserts nothing (targets in
  * docs/performance.md).
  *
  * Besides wall time and peak RSS, each mode reports its CPU time and the peaks of the
  * main thread's V8 heap and of memory outside it (`external`: buffers and the like), sampled every
  * 50 ms; RSS beyond those is native: code, thread stacks, SQLite's page cache, other isolates.
+ * PostgreSQL works in processes of its own: for a throwaway server, their CPU time during the run
+ * is printed as `server CPU`.
  */
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { createApiClient } from "../dist/api/client.js";
-import { systemClock } from "../dist/app.js";
-import { createLogger } from "../dist/logger.js";
-import { openStore } from "../dist/store/index.js";
-import { runSync } from "../dist/sync/run-sync.js";
+import {
+  createDatabase,
+  type PostgresServer,
+  pingPostgres,
+  postgresBinDir,
+  serverCpuMs,
+  startThrowawayPostgres,
+} from "./postgres-server.js";
 import { startSimulatorProcess } from "./simulator-process.js";
+import { MODES, type Mode, type Result, runMode } from "./sync-modes.js";
 
 const SELF = new URL(import.meta.url).pathname;
 /**
@@ -29,104 +43,77 @@ const SELF = new URL(import.meta.url).pathname;
  * `npm run bench` passes, the launcher's), so it runs as the CLI does.
  */
 const NODE_ARGS = process.execArgv;
-const TOKEN = "sim-token";
 
-type Mode = "bare" | "sync";
+const BACKENDS = { sqlite: "sync", postgres: "sync-postgres" } as const;
+type Backend = keyof typeof BACKENDS;
 
-interface Result {
-  mode: string;
-  bookings: number;
-  pages: number;
-  ms: number;
-  /** User and system CPU of the whole process, ms. */
-  cpuMs: number;
-  peakRssMb: number;
-  /** Peak V8 heap (committed) of the main thread, MB. */
-  peakHeapMb: number;
-  /** Peak memory held outside V8 heaps by JS objects (buffers), MB. */
-  peakExternalMb: number;
-}
+/**
+ * The measured server is durable, as one that keeps a mirror is: PostgreSQL's defaults, spelled out.
+ * Never fsync off here (the tests' server has it off): SQLite's WAL file survives a crash intact,
+ * and a Postgres that might not would flatter it. synchronous_commit=on is if anything stricter
+ * than SQLite's synchronous=NORMAL: an fsync per commit, which comes every 20 pages.
+ */
+const DURABLE_SETTINGS = ["-c fsync=on -c synchronous_commit=on -c full_page_writes=on"];
 
-/** Samples the main thread's heap and external memory; returns their peaks in MB when stopped. */
-function sampleMemory(): () => { heap: number; external: number } {
-  let heap = 0;
-  let external = 0;
-  const sample = () => {
-    const m = process.memoryUsage();
-    heap = Math.max(heap, m.heapTotal);
-    external = Math.max(external, m.external);
-  };
-  const timer = setInterval(sample, 50);
-  return () => {
-    clearInterval(timer);
-    sample();
-    return { heap: heap / 2 ** 20, external: external / 2 ** 20 };
-  };
-}
-
-/** One mode, in this process: prints a Result as JSON on the last line. */
-async function runMode(mode: Mode, url: string, pageSize: number): Promise<void> {
-  const stopSampling = sampleMemory();
-  const started = performance.now();
-  let bookings = 0;
-  let pages = 0;
-  if (mode === "bare") {
-    let cursor: string | null = null;
-    for (;;) {
-      const qs = new URLSearchParams({ limit: String(pageSize), ...(cursor ? { cursor } : {}) });
-      const res = await fetch(`${url}/partner/booking/fetch-recent-bookings?${qs}`, {
-        headers: { authorization: `Bearer ${TOKEN}`, accept: "application/json" },
-      });
-      const body = JSON.parse(await res.text()) as {
-        data: { bookings: unknown[]; nextCursor: string | null; hasMore: boolean };
-      };
-      pages++;
-      bookings += body.data.bookings.length;
-      if (!body.data.hasMore || !body.data.nextCursor) break;
-      cursor = body.data.nextCursor;
-    }
-  } else {
-    const dir = mkdtempSync(join(tmpdir(), "booking-sync-bench-"));
-    const store = openStore(join(dir, "bench.db"));
-    const logger = createLogger({ level: "warn" });
-    const api = createApiClient({ baseUrl: url, token: TOKEN });
-    const signal = new AbortController().signal;
-    const report = await runSync(
-      { api, store, clock: systemClock, logger, signal },
-      { pageSize, lookbackSeconds: 600 },
-    );
-    store.close();
-    rmSync(dir, { recursive: true, force: true });
-    if (report.status !== "success") throw report.error;
-    bookings = report.inserted;
-    pages = report.pages;
-  }
-  const ms = performance.now() - started;
-  const usage = process.resourceUsage();
-  const peaks = stopSampling();
-  const result: Result = {
-    mode,
-    bookings,
-    pages,
-    ms,
-    cpuMs: (usage.userCPUTime + usage.systemCPUTime) / 1000,
-    peakRssMb: usage.maxRSS / 1024,
-    peakHeapMb: peaks.heap,
-    peakExternalMb: peaks.external,
-  };
-  process.stdout.write(`${JSON.stringify(result)}\n`);
-}
-
-function measure(mode: string, url: string, pageSize: number): Result {
-  const out = execFileSync(
-    process.execPath,
-    [...NODE_ARGS, SELF, "--mode", mode, "--url", url, "--page-size", String(pageSize)],
-    {
-      encoding: "utf8",
-      maxBuffer: 1 << 20,
-    },
-  );
+function measure(mode: Mode, url: string, pageSize: number, databaseUrl?: string): Result {
+  const args = [...NODE_ARGS, SELF, "--mode", mode, "--url", url, "--page-size", String(pageSize)];
+  if (databaseUrl) args.push("--database", databaseUrl);
+  const out = execFileSync(process.execPath, args, { encoding: "utf8", maxBuffer: 1 << 20 });
   return JSON.parse(out.trim().split("\n").at(-1) as string) as Result;
+}
+
+/** A sync into a new database on `server`, dropped afterwards; with the server's CPU when known. */
+async function measurePostgres(server: PostgresServer, url: string, pageSize: number): Promise<Result> {
+  const db = await createDatabase(server.url, "booking_bench");
+  try {
+    const before = server.pid ? serverCpuMs(server.pid) : undefined;
+    const result = measure("sync-postgres", url, pageSize, db.url);
+    const after = server.pid ? serverCpuMs(server.pid) : undefined;
+    if (before !== undefined && after !== undefined) result.serverCpuMs = after - before;
+    return result;
+  } finally {
+    await db.drop();
+  }
+}
+
+/** The `--backends` asked for; an error names the flag and the bad value. */
+function parseBackends(value: string): Backend[] {
+  const names = value.split(",").map((s) => s.trim());
+  const bad = names.find((n) => !Object.hasOwn(BACKENDS, n));
+  if (bad !== undefined)
+    throw new Error(`--backends: "${bad}" is not a backend. Try: --backends sqlite,postgres`);
+  return [...new Set(names as Backend[])];
+}
+
+/**
+ * The server for the Postgres column, or undefined (with a line saying so) when none can be had
+ * and nobody insisted on one.
+ */
+async function findServer(insisted: boolean): Promise<PostgresServer | undefined> {
+  const given = process.env.BOOKING_BENCH_POSTGRES_URL;
+  try {
+    if (given) {
+      await pingPostgres(given, "BOOKING_BENCH_POSTGRES_URL");
+      return { url: given, stop: () => {} };
+    }
+    const bin = postgresBinDir();
+    if (!bin) throw new Error("no initdb found (in /usr/lib/postgresql/*/bin or on PATH)");
+    return await startThrowawayPostgres(bin, DURABLE_SETTINGS);
+  } catch (err) {
+    if (insisted || given) throw err;
+    console.log(`PostgreSQL: ${(err as Error).message}; the Postgres column is skipped`);
+    return undefined;
+  }
+}
+
+function line(r: Result): string {
+  const server = r.serverCpuMs === undefined ? "" : `, server CPU ${(r.serverCpuMs / 1000).toFixed(2)} s`;
+  return (
+    `${r.mode.padEnd(13)} ${r.bookings} bookings, ${r.pages} pages in ${(r.ms / 1000).toFixed(2)} s` +
+    ` = ${Math.round(r.bookings / (r.ms / 1000))} bookings/s, CPU ${(r.cpuMs / 1000).toFixed(2)} s${server},` +
+    ` peak RSS ${r.peakRssMb.toFixed(0)} MB (main heap ${r.peakHeapMb.toFixed(0)} MB,` +
+    ` external ${r.peakExternalMb.toFixed(0)} MB)`
+  );
 }
 
 async function main(): Promise<void> {
@@ -134,42 +121,87 @@ async function main(): Promise<void> {
     options: {
       mode: { type: "string" },
       url: { type: "string" },
+      database: { type: "string" },
       bookings: { type: "string", default: "200000" },
       "page-size": { type: "string", default: "100" },
       "latency-ms": { type: "string", default: "0" },
       rounds: { type: "string", default: "3" },
+      backends: { type: "string" },
     },
   });
   const pageSize = Number(values["page-size"]);
-  if (values.mode === "bare" || values.mode === "sync")
-    return runMode(values.mode, values.url as string, pageSize);
-
-  const bookings = Number(values.bookings);
-  const { url, child } = await startSimulatorProcess(bookings, Number(values["latency-ms"]));
-  try {
-    console.log(
-      `feed of ${bookings} bookings, ${pageSize} a page, latency ${values["latency-ms"]} ms, simulator in its own process`,
-    );
-    const best = (mode: string) => {
-      const runs = Array.from({ length: Number(values.rounds) }, () => measure(mode, url, pageSize));
-      return runs.reduce((a, b) => (b.ms < a.ms ? b : a));
-    };
-    const bare = best("bare");
-    const sync = best("sync");
-    for (const r of [bare, sync]) {
-      console.log(
-        `${r.mode.padEnd(11)} ${r.bookings} bookings, ${r.pages} pages in ${(r.ms / 1000).toFixed(2)} s` +
-          ` = ${Math.round(r.bookings / (r.ms / 1000))} bookings/s, CPU ${(r.cpuMs / 1000).toFixed(2)} s,` +
-          ` peak RSS ${r.peakRssMb.toFixed(0)} MB (main heap ${r.peakHeapMb.toFixed(0)} MB,` +
-          ` external ${r.peakExternalMb.toFixed(0)} MB)`,
-      );
-    }
-    console.log(
-      `sync / bare = ${(sync.ms / bare.ms).toFixed(2)}x (target <= 1.15x); best of ${values.rounds} each`,
-    );
-  } finally {
-    child.kill("SIGTERM");
+  if (values.mode !== undefined) {
+    const mode = MODES.find((m) => m === values.mode);
+    if (!mode) throw new Error(`--mode: "${values.mode}" is not one of ${MODES.join(", ")}`);
+    return runMode(mode, values.url as string, pageSize, values.database);
   }
+
+  const backends = parseBackends(values.backends ?? "sqlite,postgres");
+  const bookings = Number(values.bookings);
+  const rounds = Number(values.rounds);
+  // A signal ends the run through "exit", whose listeners stop a throwaway server.
+  for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => process.exit(1));
+  const server = backends.includes("postgres") ? await findServer(values.backends !== undefined) : undefined;
+  const modes: Mode[] = ["bare", ...backends.filter((b) => b === "sqlite" || server).map((b) => BACKENDS[b])];
+  try {
+    const { url, child } = await startSimulatorProcess(bookings, Number(values["latency-ms"]));
+    process.once("exit", () => child.kill("SIGTERM"));
+    try {
+      console.log(
+        `feed of ${bookings} bookings, ${pageSize} a page, latency ${values["latency-ms"]} ms, simulator in its own process` +
+          (server ? `, PostgreSQL at ${new URL(server.url).host}` : ""),
+      );
+      const run = (mode: Mode) =>
+        mode === "sync-postgres" && server
+          ? measurePostgres(server, url, pageSize)
+          : measure(mode, url, pageSize);
+      const best = await bestOf(modes, rounds, run);
+      for (const mode of modes) console.log(line(best.get(mode) as Result));
+      printRatios(best, rounds);
+    } finally {
+      child.kill("SIGTERM");
+    }
+  } finally {
+    server?.stop();
+  }
+}
+
+/** The fastest run of each mode over `rounds` rounds, after one bare run that is not counted. */
+async function bestOf(
+  modes: Mode[],
+  rounds: number,
+  run: (mode: Mode) => Result | Promise<Result>,
+): Promise<Map<Mode, Result>> {
+  // The simulator serializes each booking once and serves it from its cache after.
+  await run("bare");
+  const best = new Map<Mode, Result>();
+  for (let round = 0; round < rounds; round++) {
+    // Each round starts with another mode, so none always runs on a warmer machine.
+    const order = modes.map((_, i) => modes[(i + round) % modes.length] as Mode);
+    const times: string[] = [];
+    for (const mode of order) {
+      const r = await run(mode);
+      times.push(`${mode} ${(r.ms / 1000).toFixed(2)} s`);
+      const prior = best.get(mode);
+      if (!prior || r.ms < prior.ms) best.set(mode, r);
+    }
+    console.log(`round ${round + 1}: ${times.join(", ")}`);
+  }
+  return best;
+}
+
+function printRatios(best: Map<Mode, Result>, rounds: number): void {
+  const ms = (mode: Mode) => best.get(mode)?.ms;
+  const [bare, sqlite, postgres] = MODES.map(ms);
+  const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}x`;
+  if (bare && sqlite) console.log(`sync / bare = ${ratio(sqlite, bare)} (target <= 1.15x at 10 ms latency)`);
+  if (bare && postgres) {
+    const vsSqlite = sqlite
+      ? `; sync-postgres / sync = ${ratio(postgres, sqlite)} (target <= 1.2x at 10 ms latency)`
+      : "";
+    console.log(`sync-postgres / bare = ${ratio(postgres, bare)}${vsSqlite}`);
+  }
+  console.log(`best of ${rounds} each, interleaved`);
 }
 
 await main();
