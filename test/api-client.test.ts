@@ -86,12 +86,14 @@ describe("requests", () => {
       { ...summary(4), paid: "yes" },
       summary(5),
       { ...summary(6), _id: "x".repeat(257) },
+      { ...summary(7), _id: "b\u00007" },
     ];
     const srv = await serve(json(200, feed(records)));
     const page = await client(srv.baseUrl).api.fetchRecent({ limit: 10 });
-    expect(page.records.map((r) => r.ok)).toEqual([true, false, false, false, true, false]);
-    const longId = page.records[5];
+    expect(page.records.map((r) => r.ok)).toEqual([true, false, false, false, true, false, false]);
+    const [longId, nulId] = page.records.slice(5);
     expect(longId?.ok === false && longId.reason).toMatch(/_id: .*256/);
+    expect(nulId?.ok === false && nulId.reason).toMatch(/_id: holds a NUL character/);
     const [, missingId, badTime, badPaid] = page.records;
     expect(missingId).toMatchObject({
       ok: false,

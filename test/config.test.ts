@@ -220,6 +220,20 @@ describe("the database setting", () => {
     expect(read({}, { db: flag }).database).toEqual({ kind: "postgres", url: flag, password: undefined });
   });
 
+  it("takes --db over BOOKING_DB_URL, as every flag over the environment", () => {
+    const url = "postgres://sync@db.internal/bookings";
+    expect(read({ BOOKING_DB_URL: url }, { db: "/srv/other.db" }).database).toEqual({
+      kind: "sqlite",
+      path: "/srv/other.db",
+    });
+  });
+
+  it("refuses a PostgreSQL URL that does not parse without echoing it", () => {
+    const bad = configError(() => read({ BOOKING_DB_URL: "postgres://sync:hunter2@[db/bookings" }));
+    expect(bad.message).toBe("the PostgreSQL URL does not parse");
+    expect(JSON.stringify({ ...bad, message: bad.message, hint: bad.hint })).not.toContain("hunter2");
+  });
+
   it("reads the password from BOOKING_DB_PASSWORD_FILE, and refuses a second one in the URL", () => {
     const files = { "/run/secrets/db": "pa55word\n" };
     const url = "postgres://sync@db/bookings";

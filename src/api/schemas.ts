@@ -25,7 +25,10 @@ const summaryParty = z.object({
 });
 
 /** A booking's key: a short string in practice; a longer one is refused rather than stored as a key. */
-const bookingId = str.min(1).max(MAX_ID_LENGTH);
+const bookingId = str
+  .min(1)
+  .max(MAX_ID_LENGTH)
+  .refine((id) => !id.includes("\u0000"), "holds a NUL character, which no database key can");
 
 /** Summary view: an element of `data.bookings` in fetch-recent-bookings (contract 2.6). */
 export const summaryBookingSchema = z.object({

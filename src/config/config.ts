@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { ConfigError } from "../errors.js";
 import type { BookingType } from "../sync/ports.js";
 import { type PERSONAL_DATA_MODES, readsExactly, SETTINGS, type Setting } from "./settings.js";
-import { apiUrlProblem, maskUserinfo } from "./transport.js";
+import { apiUrlProblem, maskUserinfo, postgresUrl } from "./transport.js";
 
 export interface Config {
   /** Partner API base URL including /api/v2, without a trailing slash. */
@@ -84,12 +84,9 @@ export function loadConfig({
   out.personalDataKey = resolveToken(PERSONAL_DATA_KEY, out.personalDataKey, keyFile, readFile);
   delete out.personalDataKeyFile;
   checkPersonalData(out.personalData, out.personalDataKey, keyFile, flags);
-  out.database = database(
-    out.dbPath as string,
-    out.dbUrl as string | undefined,
-    out.dbPasswordFile,
-    readFile,
-  );
+  // `--db` wins over BOOKING_DB_URL, as every flag over the environment.
+  const named = flags.db !== undefined ? (out.dbPath as string) : ((out.dbUrl as string) ?? out.dbPath);
+  out.database = database(named as string, out.dbPasswordFile, readFile);
   delete out.dbUrl;
   delete out.dbPasswordFile;
   checkApiUrl(out.apiBaseUrl as string | undefined, out.apiAllowInsecure === true, flags, env);
@@ -147,14 +144,9 @@ export function sqliteFile(config: Pick<Config, "database">, command: string, in
 }
 
 /** The database the settings name: a postgres URL in BOOKING_DB_URL or `--db`, else the SQLite file. */
-function database(
-  path: string,
-  url: string | undefined,
-  passwordFile: unknown,
-  readFile: (p: string) => string,
-): Database {
-  const postgres = url ?? (/^postgres(ql)?:\/\//i.test(path) ? path : undefined);
-  if (postgres === undefined) return { kind: "sqlite", path };
+function database(named: string, passwordFile: unknown, readFile: (p: string) => string): Database {
+  const postgres = postgresUrl(named) ? named.trim() : undefined;
+  if (postgres === undefined) return { kind: "sqlite", path: named };
   const password = resolveToken(DB_PASSWORD, undefined, passwordFile, readFile);
   if (password !== undefined && /^[^/]*\/\/[^/@]*:[^/@]*@/.test(postgres)) {
     throw new ConfigError("the PostgreSQL URL holds a password and BOOKING_DB_PASSWORD_FILE is set", {

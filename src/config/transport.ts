@@ -1,5 +1,6 @@
 /** The transport rules of DESIGN-NOTES invariant 7: which API URLs and hosts are acceptable, and loopback. */
 import { BlockList, isIP } from "node:net";
+import { ConfigError } from "../errors.js";
 
 const LOOPBACK = new BlockList();
 LOOPBACK.addSubnet("127.0.0.0", 8, "ipv4");
@@ -54,4 +55,20 @@ export function apiUrlProblem(url: string, allowInsecure: boolean): UrlProblem |
     };
   }
   return undefined;
+}
+
+/**
+ * The URL if `value` names a PostgreSQL database (`postgres:` or `postgresql:`), else undefined.
+ * One that does not parse is refused without echoing it, nor its parser's error (which quotes it):
+ * its password could not be hidden.
+ */
+export function postgresUrl(value: string): URL | undefined {
+  if (!/^postgres(ql)?:/i.test(value.trim())) return undefined;
+  try {
+    return new URL(value.trim());
+  } catch {
+    throw new ConfigError("the PostgreSQL URL does not parse", {
+      hint: "write it as postgres://USER@HOST:5432/DATABASE (percent-encode special characters)",
+    });
+  }
 }

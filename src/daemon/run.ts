@@ -55,7 +55,8 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
   const stream = streamName(config.bookingType);
   // The lag reads the stored checkpoint at scrape time, so it is right from the first scrape.
   const metrics = createMetrics({
-    readCheckpoints: async () => ({ [stream]: (await app.store.readStream(stream)).checkpoint }),
+    // Committed checkpoints, on the readers' connection: a scrape never waits behind a batch.
+    readCheckpoints: async () => ({ [stream]: (await app.store.readCheckpoints())[stream] ?? null }),
   });
   const app = await openApp(config, { logger: options.logger, onRequest: metrics.onRequest });
   // The runner reports a fatal error before the stop sequence exists; `launch` fills this in.

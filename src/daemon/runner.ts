@@ -66,29 +66,41 @@ export function createRunner(options: RunnerOptions): Runner {
   let authRejects = 0;
   let retryTimer: NodeJS.Timeout | undefined;
 
+  /** Stands by: says why (once, not at every retry) and asks for a run again soon. */
+  const standBy = (why: string, fields: object): false => {
+    if (waitingFor !== why) logger.warn(fields, `${why}; standing by`);
+    waitingFor = why;
+    if (options.retry && !stopping) {
+      clearTimeout(retryTimer);
+      retryTimer = setTimeout(options.retry, options.leaseRetryMs ?? LEASE_RETRY_MS);
+      retryTimer.unref();
+    }
+    return false;
+  };
+
   const ensureLease = async (): Promise<boolean> => {
     if (lease) return true;
-    const taken = await app.store.takeWriterLease({
-      clock,
-      logger,
-      onLost: () => {
-        // Another process took over while this one stalled: stop writing, wait for it like at start.
-        lease = undefined;
-        current?.abort(new Error("lost the writer lease"));
-      },
-    });
+    let taken: WriterLease;
+    try {
+      taken = await app.store.takeWriterLease({
+        clock,
+        logger,
+        onLost: () => {
+          // Another process took over, or the connection holding the lock was lost: stop writing,
+          // and stand by until the lease can be taken again.
+          lease = undefined;
+          current?.abort(new Error("lost the writer lease"));
+          standBy("lost the writer lease", {});
+        },
+      });
+    } catch (err) {
+      // The database is unreachable for now: the lease cannot be known, so nothing runs.
+      return standBy("could not take the writer lease (the database did not answer)", { err });
+    }
     if (!taken.acquired) {
       const h = taken.heldBy;
-      const first = waitingFor === undefined;
-      waitingFor = `waiting for the writer lease held by pid ${h.pid} on host ${h.hostname}`;
-      // Said once when the wait starts, not at every retry.
-      if (first) logger.warn({ holder: h.holder, expiresAt: h.expiresAt }, `${waitingFor}; standing by`);
-      if (options.retry && !stopping) {
-        clearTimeout(retryTimer);
-        retryTimer = setTimeout(options.retry, options.leaseRetryMs ?? LEASE_RETRY_MS);
-        retryTimer.unref();
-      }
-      return false;
+      const why = `waiting for the writer lease held by pid ${h.pid} on host ${h.hostname}`;
+      return standBy(why, { holder: h.holder, expiresAt: h.expiresAt });
     }
     if (waitingFor !== undefined) logger.info({}, "took the writer lease; syncing");
     lease = taken;

@@ -23,7 +23,7 @@ import { runs } from "./runs.js";
 import * as schema from "./schema.js";
 import { sqliteSnapshot } from "./snapshot.js";
 import { stateWriter } from "./state.js";
-import { readStatus } from "./status.js";
+import { readCheckpoints, readStatus } from "./status.js";
 import type { Store } from "./store.js";
 import { takeWriterLease } from "./writer-lease.js";
 
@@ -135,11 +135,14 @@ function assemble(
   const read = lazy(() => reads(db, orm));
   // A read-only store's own connection never writes; a writer's status reads go to the keeper.
   const snapshot = sqliteSnapshot(keeper ?? db, path);
-  /** Any write but a page's commits the saved pages first, so the mirror's order is the core's. */
+  /**
+   * Any write but a page's commits the saved pages first, so the mirror's order is the core's; after
+   * a loss it is refused, as it would build on pages that are not there (reconcile's marks).
+   */
   const afterPages =
     <A extends unknown[], R>(write: (...args: A) => R) =>
     (...args: A): R => {
-      pages.commit();
+      pages.flush();
       return write(...args);
     };
   const store: Store = {
@@ -192,6 +195,7 @@ function assemble(
     lastRun: (kind) => run().lastRun(kind),
     recentRuns: (n) => run().recentRuns(n),
     readStatus: (at) => snapshot((r) => readStatus(r, at)),
+    readCheckpoints: () => snapshot(readCheckpoints),
     readStatusPage: (at) => snapshot((r) => readStatusPage(r, at)),
     takeWriterLease: (o) => takeWriterLease(store, o),
   };

@@ -172,3 +172,11 @@ function ageSeconds(iso: string | null, now: Date): number | null {
   const ms = now.getTime() - Date.parse(iso);
   return Number.isNaN(ms) ? null : Math.max(0, Math.round(ms / 1000));
 }
+
+/** Each stream's committed checkpoint (what /metrics shows as lag), read on the readers' connection. */
+export async function readCheckpoints(db: MirrorReader): Promise<Record<string, string | null>> {
+  const rows = await db.all<{ stream: string; checkpoint: string | null }>(
+    "SELECT stream, checkpoint FROM sync_state",
+  );
+  return Object.fromEntries(rows.map((r) => [r.stream, r.checkpoint]));
+}

@@ -30,6 +30,8 @@ export interface Mirror extends SyncStore {
    * what is committed, never waiting behind the writer's open batch.
    */
   readStatus(at: Date): Promise<Status>;
+  /** Each stream's committed checkpoint, read as `readStatus` reads. */
+  readCheckpoints(): Promise<Record<string, string | null>>;
   /** The status and the daily totals of the status page as of `at`, in one snapshot, as `readStatus`. */
   readStatusPage(at: Date): Promise<StatusPageData>;
   /** Commits what was saved and closes the connections; the mirror is unusable afterwards. */
@@ -46,9 +48,12 @@ type AtOnce<S> = {
   [K in keyof S]: S[K] extends (...args: infer A) => Awaitable<infer R> ? (...args: A) => R : S[K];
 };
 
+/** What reads on the readers' connection: asynchronous on SQLite too (store/snapshot.ts). */
+type Snapshots = "readStatus" | "readStatusPage" | "readCheckpoints";
+
 export interface Store
-  extends Omit<AtOnce<Mirror>, "readProgress" | "takeWriterLease" | "readStatus" | "readStatusPage">,
-    Pick<Mirror, "readStatus" | "readStatusPage"> {
+  extends Omit<AtOnce<Mirror>, "readProgress" | "takeWriterLease" | Snapshots>,
+    Pick<Mirror, Snapshots> {
   readonly backend: "sqlite";
   readProgress<T>(stream: string): { checkpoint: string | null; progress: T | null };
   takeWriterLease(options: WriterLeaseOptions): WriterLease;

@@ -1,9 +1,8 @@
 /**
- * Connections to a PostgreSQL mirror: recognising its URL, a pool whose connections notice a dead
+ * Connections to a PostgreSQL mirror: a pool whose connections notice a dead
  * peer within seconds, and the URL as it may be logged.
  */
 import pg from "pg";
-import { ConfigError } from "../../errors.js";
 
 /** Connections per pool: the worker writes one page at a time, and reads are few. */
 export const DEFAULT_POOL_SIZE = 4;
@@ -25,20 +24,6 @@ const SESSION_SETTINGS: Readonly<Record<string, string>> = {
 
 /** int8 (count(*), sum()) and numeric as JS numbers, as better-sqlite3 returns SQLite's integers. */
 const NUMBER_TYPES = new Set<number>([pg.types.builtins.INT8, pg.types.builtins.NUMERIC]);
-
-/** The URL if `value` names a PostgreSQL database (`postgres:` or `postgresql:`), else undefined. */
-export function postgresUrl(value: string): URL | undefined {
-  if (!/^postgres(ql)?:/i.test(value.trim())) return undefined;
-  try {
-    return new URL(value.trim());
-  } catch (err) {
-    // Not echoed: a URL that does not parse cannot have its password hidden.
-    throw new ConfigError("the PostgreSQL URL does not parse", {
-      hint: "Try: postgres://USER:PASSWORD@HOST:5432/DATABASE",
-      cause: err,
-    });
-  }
-}
 
 /** `url` with its password (in the authority or a `password` parameter) shown as `***`, for logs and errors. */
 export function redactUrl(url: string | URL): string {

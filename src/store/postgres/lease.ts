@@ -10,6 +10,7 @@ import type { LeaseHolder } from "../lease.js";
 import type { WriterLease, WriterLeaseOptions } from "../writer-lease.js";
 import { markInterruptedRuns } from "./reads.js";
 import type { Session } from "./session.js";
+import type { Query } from "./sql.js";
 
 /** The advisory lock's key: any fixed number, the same in every worker of a database. */
 const WRITER_LOCK = 7_286_311_452;
@@ -19,7 +20,7 @@ const NAME = "writer";
 export async function takePostgresLease(session: Session, o: WriterLeaseOptions): Promise<WriterLease> {
   const ttlMs = o.ttlMs ?? 15_000;
   const holder = `${hostname()}:${process.pid}:${Math.random().toString(36).slice(2, 8)}`;
-  const got = await session.afterPages(async (query) => {
+  const got = await session.besidePages(async (query) => {
     const [row] = await query<{ ok: boolean }>("SELECT pg_try_advisory_lock($1) AS ok", [WRITER_LOCK]);
     return row?.ok === true;
   });
@@ -32,27 +33,26 @@ export async function takePostgresLease(session: Session, o: WriterLeaseOptions)
     return { acquired: false, heldBy: heldBy ?? unknownHolder(), message };
   }
   const now = o.clock.now();
-  await session.afterPages(async (query) => {
-    await query(
-      `INSERT INTO leases (name, holder, pid, hostname, acquired_at, heartbeat_at, expires_at)
-      VALUES ($1, $2, $3, $4, $5, $5, $6)
-      ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, pid = excluded.pid,
-        hostname = excluded.hostname, acquired_at = excluded.acquired_at,
-        heartbeat_at = excluded.heartbeat_at, expires_at = excluded.expires_at`,
-      [NAME, holder, process.pid, hostname(), now.toISOString(), later(now, ttlMs)],
-    );
-    const interrupted = await markInterruptedRuns(query, now.toISOString());
-    if (interrupted.length > 0)
-      o.logger.warn(
-        { runIds: interrupted },
-        `marked ${interrupted.length} run(s) a stopped worker left running as interrupted in sync_runs`,
-      );
+  const interrupted = await session.besidePages(async (query) => {
+    try {
+      await announce(query, holder, now, ttlMs);
+      return await markInterruptedRuns(query, now.toISOString());
+    } catch (err) {
+      // Not held half-way: the lock counts each take, and a later release would undo only one.
+      await query("SELECT pg_advisory_unlock($1)", [WRITER_LOCK]).catch(() => {});
+      throw err;
+    }
   });
+  if (interrupted.length > 0)
+    o.logger.warn(
+      { runIds: interrupted },
+      `marked ${interrupted.length} run(s) a stopped worker left running as interrupted in sync_runs`,
+    );
   // The heartbeat shows the holder alive to operators, and finds a lost connection between runs.
   const timer = setInterval(() => {
     const at = o.clock.now();
     session
-      .afterPages((query) =>
+      .besidePages((query) =>
         query("UPDATE leases SET heartbeat_at = $1, expires_at = $2 WHERE name = $3 AND holder = $4", [
           at.toISOString(),
           later(at, ttlMs),
@@ -74,12 +74,24 @@ export async function takePostgresLease(session: Session, o: WriterLeaseOptions)
     async release() {
       clearInterval(timer);
       if (session.broken) return;
-      await session.afterPages(async (query) => {
+      await session.besidePages(async (query) => {
         await query("DELETE FROM leases WHERE name = $1 AND holder = $2", [NAME, holder]);
         await query("SELECT pg_advisory_unlock($1)", [WRITER_LOCK]);
       });
     },
   };
+}
+
+/** Says who holds the lock, for the others' logs and /readyz. */
+async function announce(query: Query, holder: string, now: Date, ttlMs: number): Promise<void> {
+  await query(
+    `INSERT INTO leases (name, holder, pid, hostname, acquired_at, heartbeat_at, expires_at)
+    VALUES ($1, $2, $3, $4, $5, $5, $6)
+    ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, pid = excluded.pid,
+      hostname = excluded.hostname, acquired_at = excluded.acquired_at,
+      heartbeat_at = excluded.heartbeat_at, expires_at = excluded.expires_at`,
+    [NAME, holder, process.pid, hostname(), now.toISOString(), later(now, ttlMs)],
+  );
 }
 
 async function holderOf(

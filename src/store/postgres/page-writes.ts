@@ -1,7 +1,8 @@
 /**
  * A page's writes in Postgres: the stored rows of the page read in one query, compared here as the
- * SQLite writers compare them row by row, then one multi-row upsert. Only the lease holder writes,
- * so nothing changes between the read and the write (see lease.ts).
+ * SQLite writers compare them row by row, then one multi-row upsert. Only the lease holder syncs,
+ * so nothing of the worker's changes between the read and the write (see lease.ts); the upsert
+ * repeats the stale-write guard for any other session's write.
  */
 import type { UpsertCounts } from "../../sync/ports.js";
 import { trackedIn } from "../changes.js";
@@ -90,7 +91,9 @@ const DETAIL_INSERT = `INSERT INTO bookings (id, booking_type, ${DETAIL_ALL.join
 const DETAIL_CONFLICT = `ON CONFLICT (id) DO UPDATE SET ${DETAIL_ALL.map((c) => `${c} = excluded.${c}`).join(", ")},
   booking_type = coalesce(excluded.booking_type, bookings.booking_type), detail_json = excluded.detail_json,
   detail_synced_at = excluded.detail_synced_at,
-  listed_by_run = coalesce(excluded.listed_by_run, bookings.listed_by_run), missing_since = NULL`;
+  listed_by_run = coalesce(excluded.listed_by_run, bookings.listed_by_run), missing_since = NULL
+  WHERE bookings.remote_updated_at IS NULL OR excluded.remote_updated_at IS NULL
+    OR bookings.remote_updated_at <= excluded.remote_updated_at`;
 // Unchanged or stale rows were still served: not missing. Details just confirmed current leave the
 // details queue, or they would be re-read forever.
 const DETAIL_TOUCH = `UPDATE bookings SET missing_since = NULL, listed_by_run = coalesce($2::integer, listed_by_run),

@@ -13,8 +13,10 @@ export interface Session {
   turn<T>(task: (query: Query) => Promise<T>): Promise<T>;
   /** Writes the next page in the open transaction (opening one). */
   page<T>(write: (query: Query) => Promise<T>): Promise<T>;
-  /** Commits the saved pages, then runs `task` outside the batch (each statement commits). */
+  /** Commits the saved pages, then runs `task` outside the batch (each statement commits); refused after a loss. */
   afterPages<T>(task: (query: Query) => Promise<T>): Promise<T>;
+  /** As `afterPages`, even after a loss: a run's end and the lease are recorded whatever. */
+  besidePages<T>(task: (query: Query) => Promise<T>): Promise<T>;
   /** Commits, and throws if any page was lost since `reset`. */
   flush(): Promise<void>;
   /** Forgets a loss: a new run starts from what is committed. */
@@ -33,6 +35,7 @@ export function openSession(client: PoolClient, rule: BatchRule, onBroken: (err:
   let timer: NodeJS.Timeout | undefined;
   let lost: Error | undefined;
   let broken: Error | undefined;
+  let closed = false;
 
   const breaks = (err: Error) => {
     if (broken) return;
@@ -44,9 +47,15 @@ export function openSession(client: PoolClient, rule: BatchRule, onBroken: (err:
   client.on("end", ended);
 
   const turn = <T>(task: (q: Query) => Promise<T>): Promise<T> => {
-    const run = tail.then(() => {
+    const run = tail.then(async () => {
       if (broken) throw broken;
-      return task(query);
+      try {
+        return await task(query);
+      } catch (err) {
+        // A failed statement aborts the open transaction: its pages are gone, whoever asked.
+        if (open) await loss(err);
+        throw err;
+      }
     });
     tail = run.catch(() => {});
     return run;
@@ -67,11 +76,14 @@ export function openSession(client: PoolClient, rule: BatchRule, onBroken: (err:
     pages = 0;
     if (!open) return;
     open = false;
+    let done: string;
     try {
-      await query("COMMIT");
+      done = (await client.query("COMMIT")).command;
     } catch (err) {
       throw await loss(err);
     }
+    // An aborted transaction answers COMMIT with ROLLBACK, and no error.
+    if (done !== "COMMIT") throw await loss(new Error(`COMMIT answered ${done}`));
   };
 
   return {
@@ -97,6 +109,12 @@ export function openSession(client: PoolClient, rule: BatchRule, onBroken: (err:
     afterPages: (task) =>
       turn(async () => {
         await commit();
+        if (lost) throw lost;
+        return task(query);
+      }),
+    besidePages: (task) =>
+      turn(async () => {
+        await commit().catch(() => {});
         return task(query);
       }),
     flush: () =>
@@ -109,6 +127,8 @@ export function openSession(client: PoolClient, rule: BatchRule, onBroken: (err:
         lost = undefined;
       }),
     async close() {
+      if (closed) return;
+      closed = true;
       await turn(commit).catch(() => {});
       client.off("error", breaks);
       client.off("end", ended);

@@ -13,7 +13,7 @@ import { toDetailRows } from "../detail-writes.js";
 import { toFeedRows } from "../feed-writes.js";
 import type { PersonalData } from "../personal-data.js";
 import type { RunRow } from "../runs.js";
-import { MIRROR_TABLES, readStatus } from "../status.js";
+import { MIRROR_TABLES, readCheckpoints, readStatus } from "../status.js";
 import type { Mirror } from "../store.js";
 import { createPool, redactUrl } from "./connect.js";
 import { takePostgresLease } from "./lease.js";
@@ -118,8 +118,7 @@ function assemble(pool: Pool, location: string, first: Session, options: Postgre
     },
     async finishRun(id, result) {
       // The run has flushed and reported any loss (sync/run.ts); its end is recorded whatever.
-      await session.flush().catch(() => {});
-      await session.afterPages((q) => read.finishRun(q, id, result));
+      await session.besidePages((q) => read.finishRun(q, id, result));
       currentRun = null;
     },
     recordDrift: (id, source, local) => session.afterPages((q) => read.recordDrift(q, id, source, local)),
@@ -145,6 +144,7 @@ function assemble(pool: Pool, location: string, first: Session, options: Postgre
         .limit(n)) as RunRow[];
     },
     readStatus: (at) => snapshot((r) => readStatus(r, at)),
+    readCheckpoints: () => snapshot(readCheckpoints),
     readStatusPage: (at) => snapshot((r) => readStatusPage(r, at)),
     async close() {
       await session.close();
