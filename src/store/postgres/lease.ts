@@ -8,7 +8,7 @@
 import { hostname } from "node:os";
 import type { LeaseHolder } from "../lease.js";
 import type { WriterLease, WriterLeaseOptions } from "../writer-lease.js";
-import { markInterruptedRuns } from "./reads.js";
+import { markInterruptedRuns } from "./runs.js";
 import type { Session } from "./session.js";
 import type { Query } from "./sql.js";
 

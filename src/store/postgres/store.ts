@@ -20,6 +20,7 @@ import { takePostgresLease } from "./lease.js";
 import { migratePostgres } from "./migrate.js";
 import { writeDetailPage, writeFeedPage } from "./page-writes.js";
 import * as read from "./reads.js";
+import * as runs from "./runs.js";
 import * as schema from "./schema.js";
 import { openSession, type Session } from "./session.js";
 import { postgresSnapshot } from "./snapshot.js";
@@ -113,15 +114,15 @@ function assemble(pool: Pool, location: string, first: Session, options: Postgre
     unlistedTimes: (scope, limit) => session.turn((q) => read.unlistedTimes(q, scope, limit)),
     async startRun(run) {
       await session.reset();
-      currentRun = await session.afterPages((q) => read.startRun(q, run));
+      currentRun = await session.afterPages((q) => runs.startRun(q, run));
       return currentRun;
     },
     async finishRun(id, result) {
       // The run has flushed and reported any loss (sync/run.ts); its end is recorded whatever.
-      await session.besidePages((q) => read.finishRun(q, id, result));
+      await session.besidePages((q) => runs.finishRun(q, id, result));
       currentRun = null;
     },
-    recordDrift: (id, source, local) => session.afterPages((q) => read.recordDrift(q, id, source, local)),
+    recordDrift: (id, source, local) => session.afterPages((q) => runs.recordDrift(q, id, source, local)),
     async takeWriterLease(o) {
       // Only here is a lost connection replaced: the lock must be taken again on the new one.
       if (session.broken) {
