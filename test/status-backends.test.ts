@@ -6,20 +6,17 @@
 import Database from "better-sqlite3";
 import pg from "pg";
 import { afterEach, expect, it } from "vitest";
-import { createHealth } from "../src/daemon/health.js";
-import { type HttpServerHandle, startHttpServer } from "../src/daemon/http.js";
-import { createMetrics } from "../src/daemon/metrics.js";
+import type { HttpServerHandle } from "../src/daemon/http.js";
 import { startSimulator } from "../src/simulator/index.js";
 import { DAILY_DAYS, lagosDays } from "../src/store/daily.js";
 import { redactUrl } from "../src/store/postgres/connect.js";
 import type { Status } from "../src/store/status.js";
 import { type DaemonProcess, freePort, type LogLine, spawnDaemon } from "./support/daemon-process.js";
-import { memoryLogger } from "./support/fakes.js";
 import type { CliResult, HarnessOptions } from "./support/harness.js";
 import { runCli } from "./support/harness.js";
 import { type MirrorHarness, type MirrorSql, mirrorHarness, mirrorSql } from "./support/mirror-harness.js";
 import { type Backend, type BackendKind, describeBackends } from "./support/postgres.js";
-import { chart, figure, personalValuesIn } from "./support/status-page.js";
+import { chart, figure, personalValuesIn, serveStatusPage } from "./support/status-page.js";
 
 // As in status-page.test.ts: 300 bookings 97 minutes apart from 21:00 UTC on 1 May 2025, read on 25 May.
 const DATA = { bookings: 300, seed: 11, epochMs: Date.UTC(2025, 4, 1, 21, 0), spacingMs: 97 * 60_000 };
@@ -201,15 +198,7 @@ describeBackends("the status page", (backend) => {
       "UPDATE bookings SET missing_since = '2025-05-24T00:00:00.000Z' WHERE id IN (SELECT id FROM bookings ORDER BY id LIMIT 5)",
     );
     const mirror = h.mirror;
-    const server = await startHttpServer({
-      host: "127.0.0.1",
-      port: 0,
-      health: createHealth({ readyMaxAgeSeconds: 180 }),
-      registry: createMetrics({ processMetrics: false }).registry,
-      trigger: () => ({ accepted: true, coalesced: false }),
-      statusPage: () => mirror.readStatusPage(AT),
-      logger: memoryLogger(),
-    });
+    const { server } = await serveStatusPage(() => mirror.readStatusPage(AT));
     servers.push(server);
     const res = await fetch(`${server.url}/`);
     expect(res.status).toBe(200);

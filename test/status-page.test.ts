@@ -4,16 +4,13 @@
  * bookings' Lagos days, and none of the people's values or tokens the mirror holds.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { createHealth } from "../src/daemon/health.js";
-import { type HttpServerHandle, type HttpServerOptions, startHttpServer } from "../src/daemon/http.js";
-import { createMetrics } from "../src/daemon/metrics.js";
+import type { HttpServerHandle, HttpServerOptions } from "../src/daemon/http.js";
 import { escapeHtml } from "../src/daemon/status-html.js";
 import { renderStatusPage } from "../src/daemon/status-page.js";
 import { DAILY_DAYS, lagosDays } from "../src/store/daily.js";
 import type { Status } from "../src/store/status.js";
-import { memoryLogger } from "./support/fakes.js";
 import { analyst, type Harness, harness } from "./support/harness.js";
-import { chart, figure, personalValues } from "./support/status-page.js";
+import { chart, figure, personalValues, serveStatusPage } from "./support/status-page.js";
 
 // 300 bookings 97 minutes apart from 21:00 UTC on 1 May 2025: about 20 days, through every hour, so
 // bookings between 23:00 and 24:00 UTC fall on the next Lagos day.
@@ -34,20 +31,12 @@ afterEach(async () => {
 
 /** The HTTP endpoint as the daemon builds it, its page reading `h`'s store. */
 async function serve(overrides: Partial<HttpServerOptions> = {}) {
-  const logger = memoryLogger();
-  const server = await startHttpServer({
-    host: "127.0.0.1",
-    port: 0,
-    health: createHealth({ readyMaxAgeSeconds: 180 }),
-    registry: createMetrics({ processMetrics: false }).registry,
-    trigger: () => ({ accepted: true, coalesced: false }),
+  const served = await serveStatusPage(() => (h as Harness).store.readStatusPage(AT), {
     triggerToken: TRIGGER_TOKEN,
-    statusPage: () => (h as Harness).store.readStatusPage(AT),
-    logger,
     ...overrides,
   });
-  servers.push(server);
-  return { server, logger };
+  servers.push(served.server);
+  return served;
 }
 
 /** A mirror with details, 2 rejects, 5 bookings gone from the source and a failed run with a hostile error. */

@@ -3,8 +3,31 @@
  * values as the mirror actually stores them.
  */
 import { expect } from "vitest";
+import { createHealth } from "../../src/daemon/health.js";
+import { type HttpServerHandle, type HttpServerOptions, startHttpServer } from "../../src/daemon/http.js";
+import { createMetrics } from "../../src/daemon/metrics.js";
+import { memoryLogger } from "./fakes.js";
 import { analyst } from "./harness.js";
 import type { Query } from "./mirror-harness.js";
+
+/** The HTTP endpoint as the daemon builds it, its page read by `statusPage`, on 127.0.0.1. */
+export async function serveStatusPage(
+  statusPage: HttpServerOptions["statusPage"],
+  overrides: Partial<HttpServerOptions> = {},
+): Promise<{ server: HttpServerHandle; logger: ReturnType<typeof memoryLogger> }> {
+  const logger = memoryLogger();
+  const server = await startHttpServer({
+    host: "127.0.0.1",
+    port: 0,
+    health: createHealth({ readyMaxAgeSeconds: 180 }),
+    registry: createMetrics({ processMetrics: false }).registry,
+    trigger: () => ({ accepted: true, coalesced: false }),
+    statusPage,
+    logger,
+    ...overrides,
+  });
+  return { server, logger };
+}
 
 /** The text of the element carrying `data-figure="name"`. */
 export function figure(page: string, name: string): string | undefined {
