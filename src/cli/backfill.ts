@@ -63,6 +63,8 @@ async function backfillAction(flags: Record<string, unknown>): Promise<number> {
           concurrency: config.concurrency,
           pageSize: config.pageSize,
           mode: flags.restart ? "restart" : "resume",
+          // SYNC_BOOKING_TYPE: a typed mirror takes no other type (the flag is refused above).
+          bookingType: config.bookingType,
           onProgress: (e) => view.update(e),
         },
       ).finally(() => view.stop());

@@ -60,6 +60,8 @@ async function reconcileAction(flags: Record<string, unknown>): Promise<number> 
         {
           since,
           pageSize: config.pageSize,
+          // SYNC_BOOKING_TYPE: a typed mirror takes no other type (the flag is refused above).
+          bookingType: config.bookingType,
           onPage: (e) => {
             const elapsedSec = Math.max(0.001, (app.clock.now().getTime() - startedMs) / 1000);
             view.update({

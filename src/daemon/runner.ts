@@ -157,7 +157,11 @@ export function createRunner(options: RunnerOptions): Runner {
     try {
       if (reason === "reconcile") {
         return recordReconcile(
-          await runReconcile(deps, { since: null, pageSize: options.reconcilePageSize }),
+          await runReconcile(deps, {
+            since: null,
+            pageSize: options.reconcilePageSize,
+            bookingType: options.sync.bookingType,
+          }),
         );
       }
       return recordSync(await runSync(deps, options.sync));

@@ -115,7 +115,8 @@ async function afterWalk(
     const details = emptyDetailsReport();
     out.details = details;
     try {
-      await fillDetails(deps, { pageSize: options.pageSize, maxPages: options.detailsMaxPages }, details);
+      const { pageSize, detailsMaxPages: maxPages, bookingType } = options;
+      await fillDetails(deps, { pageSize, maxPages, bookingType }, details);
     } catch (err) {
       out.error = wrapError("details", err);
     }

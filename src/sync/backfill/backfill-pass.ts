@@ -3,7 +3,7 @@
 import { countPage } from "../counters.js";
 import { shapeProblem } from "../list/list-checks.js";
 import { saveListPage } from "../list/list-walk.js";
-import type { RunCounters, SyncDeps } from "../ports.js";
+import type { BookingType, RunCounters, SyncDeps } from "../ports.js";
 import { addRead, countPages, type PageRun, pagesFor, pagesRead, spanSize, uncovered } from "./coverage.js";
 import { inTurn, runPool } from "./pool.js";
 
@@ -43,6 +43,8 @@ export interface PassOptions {
   /** Re-read rounds after the first pass before giving up. */
   maxRounds: number;
   onProgress?: ((event: BackfillProgressEvent) => void) | undefined;
+  /** A typed mirror's type: other types' records are not stored. */
+  bookingType?: BookingType | undefined;
 }
 
 /** Re-read rounds the backfill ran, and the pages they read. */
@@ -130,7 +132,8 @@ async function readPage(deps: SyncDeps, pass: Pass, page: number): Promise<void>
       lastTotal: res.total,
       reads: short ? state.reads : addRead(state.reads, page, res.total),
     };
-    await saveListPage(deps, res, { progress: { stream: options.stream, value: next } }, totals);
+    const extra = { progress: { stream: options.stream, value: next }, bookingType: options.bookingType };
+    await saveListPage(deps, res, extra, totals);
     Object.assign(state, next);
   });
   meter.page(res.records.length);

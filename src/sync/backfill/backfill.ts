@@ -3,8 +3,9 @@
  * by moving the feed checkpoints to its start (dropping unfinished walks), so `sync` re-walks nothing older.
  */
 import { runLogFields, zeroCounters } from "../counters.js";
+import { streamName } from "../feed/walk.js";
 import { type RepairReport, repairMirror } from "../list/repair.js";
-import type { SyncDeps } from "../ports.js";
+import type { BookingType, SyncDeps } from "../ports.js";
 import { type RunEnd, recordRun } from "../run.js";
 import { type BackfillProgressEvent, type BackfillState, type PassTotals, readAll } from "./backfill-pass.js";
 
@@ -26,6 +27,11 @@ export interface BackfillOptions {
   maxRounds?: number | undefined;
   /** Called after each page is stored. */
   onProgress?: ((event: BackfillProgressEvent) => void) | undefined;
+  /**
+   * A typed mirror's type (`SYNC_BOOKING_TYPE`): other types' records are not stored, only this
+   * type's feed checkpoint is set, and no repair runs (list-bookings cannot count one type).
+   */
+  bookingType?: BookingType | undefined;
 }
 
 /** `checkpointAfter`: the `feed` checkpoint after the run (null for a filtered backfill). */
@@ -51,14 +57,16 @@ export async function runBackfill(deps: SyncDeps, options: BackfillOptions = {})
   const resumed = saved !== null && options.mode !== "restart";
   const state: BackfillState = resumed ? saved : fresh(clock.now().toISOString(), options);
   const filtered = state.sourcePlatform !== null;
+  const { bookingType } = options;
+  const feed = streamName(bookingType);
   const totals: PassTotals = { ...zeroCounters(), rounds: 0, rereadPages: 0 };
   let repair: RepairReport | undefined;
   const spec = {
     kind: "backfill",
     stream,
-    checkpointBefore: filtered ? null : (await store.readStream("feed")).checkpoint,
+    checkpointBefore: filtered ? null : (await store.readStream(feed)).checkpoint,
     counters: totals,
-    checkpointAfter: async () => (filtered ? null : (await store.readStream("feed")).checkpoint),
+    checkpointAfter: async () => (filtered ? null : (await store.readStream(feed)).checkpoint),
     finish: () => ({ gapsFound: repair?.gaps, repaired: repair?.repaired }),
   } as const;
   const end = await recordRun(deps, spec, async () => {
@@ -71,12 +79,13 @@ export async function runBackfill(deps: SyncDeps, options: BackfillOptions = {})
         concurrency: options.concurrency ?? 4,
         maxRounds: options.maxRounds ?? 8,
         onProgress: options.onProgress,
+        bookingType,
       },
       totals,
     );
     if (!filtered) {
-      repair = await repairAfterPass(deps, state, totals);
-      await setFeedCheckpoints(deps, state.startedAt);
+      if (bookingType === undefined) repair = await repairAfterPass(deps, state, totals);
+      await setFeedCheckpoints(deps, state.startedAt, bookingType === undefined ? FEED_STREAMS : [feed]);
     }
     await saveProgress(deps, stream, null);
   });
@@ -144,10 +153,10 @@ async function saveProgress(deps: SyncDeps, stream: string, value: BackfillState
   await deps.store.save({ source: "list", records: [], rejects: [], syncedAt, progress: { stream, value } });
 }
 
-/** Moves every feed checkpoint up to `at` (the store never moves one backwards). */
-async function setFeedCheckpoints(deps: SyncDeps, at: string): Promise<void> {
+/** Moves the feed checkpoints of `streams` up to `at` (the store never moves one backwards). */
+async function setFeedCheckpoints(deps: SyncDeps, at: string, streams: readonly string[]): Promise<void> {
   const syncedAt = deps.clock.now().toISOString();
-  for (const stream of FEED_STREAMS) {
+  for (const stream of streams) {
     const progress = { stream, value: null, checkpoint: at };
     await deps.store.save({ source: "feed", records: [], rejects: [], progress, syncedAt });
   }

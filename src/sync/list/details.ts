@@ -5,7 +5,7 @@
  */
 
 import { zeroCounters } from "../counters.js";
-import type { ListPage, RunCounters, SyncDeps } from "../ports.js";
+import type { BookingType, ListPage, RunCounters, SyncDeps } from "../ports.js";
 import { pageFor } from "./list-position.js";
 import { saveListPage, type WalkEnd, walkList } from "./list-walk.js";
 
@@ -20,6 +20,8 @@ export interface DetailsOptions {
   pageSize?: number | undefined;
   /** list-bookings pages one pass may read; default 50. */
   maxPages?: number | undefined;
+  /** A typed mirror's type: other types' records are not stored; default all. */
+  bookingType?: BookingType | undefined;
   /** Called after each page is stored. */
   onPage?: ((event: { pages: number; found: number; wanted: number }) => void) | undefined;
 }
@@ -98,7 +100,8 @@ export async function fillDetails(
                 upTo,
                 at: clock.now().toISOString(),
               };
-        await saveListPage(deps, page, { progress: { stream: DETAILS_STREAM, value } }, report);
+        const extra = { progress: { stream: DETAILS_STREAM, value }, bookingType: options.bookingType };
+        await saveListPage(deps, page, extra, report);
         options.onPage?.({ pages: report.pages, found: report.found, wanted: report.wanted });
       },
     },

@@ -6,6 +6,7 @@ import { setImmediate as nextTurn } from "node:timers/promises";
 import { addCounts, countPage } from "../counters.js";
 import type {
   Awaitable,
+  BookingType,
   ListPage,
   PageWrite,
   RunCounters,
@@ -14,6 +15,7 @@ import type {
   UpsertCounts,
 } from "../ports.js";
 import { splitRecords } from "../records.js";
+import { ofType } from "./booking-type.js";
 import { type PageSeen, pageSeen, sequenceProblem } from "./list-checks.js";
 import { applyRead, atEnd, type ListPosition, type ListStep, pageFor, START } from "./list-position.js";
 
@@ -138,18 +140,25 @@ function request(deps: SyncDeps<unknown>, options: ListWalkOptions, number: numb
   return { number, page, cancel: () => own.abort() };
 }
 
-/** What a list page is saved with besides its records: the caller's run and progress. */
-export type ListExtra = Pick<Extract<PageWrite, { source: "list" }>, "listedBy" | "progress">;
+/** What a list page is saved with besides its records: the caller's run and progress, the mirror's type. */
+export type ListExtra = Pick<Extract<PageWrite, { source: "list" }>, "listedBy" | "progress"> & {
+  /** A typed mirror's type: the page's records of another type are not stored (booking-type.ts). */
+  bookingType?: BookingType | undefined;
+};
 
-/** Saves one list page (valid records and quarantined rejects) with `extra`, counts it and logs each reject. */
+/**
+ * Saves one list page (valid records and quarantined rejects) with `extra`, counts it and logs each
+ * reject. Every list path saves through here, so a typed mirror never takes another type's records.
+ */
 export async function saveListPage(
   deps: SyncDeps<Pick<SyncStore, "save">>,
   page: Pick<ListPage, "records">,
   extra: ListExtra,
   counters: UpsertCounts,
 ): Promise<void> {
+  const { bookingType, ...write } = extra;
   const where = { endpoint: "list-bookings" };
-  const { records, rejects } = splitRecords(page.records, deps.logger, where);
+  const { records, rejects } = splitRecords(ofType(page.records, bookingType), deps.logger, where);
   const syncedAt = deps.clock.now().toISOString();
-  addCounts(counters, await deps.store.save({ source: "list", records, rejects, syncedAt, ...extra }));
+  addCounts(counters, await deps.store.save({ source: "list", records, rejects, syncedAt, ...write }));
 }

@@ -4,7 +4,7 @@
  * seen is kept in the database (`listed_by_run`), so the mirror's size does not matter.
  */
 import { runLogFields, zeroCounters } from "../counters.js";
-import type { ListPage, RunCounters, SyncDeps, UnlistedScope } from "../ports.js";
+import type { BookingType, ListPage, RunCounters, SyncDeps, UnlistedScope } from "../ports.js";
 import { type RunEnd, recordRun } from "../run.js";
 import { saveListPage, walkList } from "./list-walk.js";
 import { readTieRun } from "./ties.js";
@@ -14,6 +14,8 @@ export interface ReconcileOptions {
   since: string | null;
   /** Bookings per request, 1–100; default 100. */
   pageSize?: number | undefined;
+  /** A typed mirror's type: other types' records are not stored; default all. */
+  bookingType?: BookingType | undefined;
   /** Called after each page is stored. */
   onPage?: ((event: { pages: number; bookings: number; upTo: string | null }) => void) | undefined;
 }
@@ -58,7 +60,7 @@ async function passOver(
         return since !== null && step.contiguous && endsBelow(page, since);
       },
       async onPage(page) {
-        await saveListPage(deps, page, { listedBy: runId }, totals);
+        await saveListPage(deps, page, { listedBy: runId, bookingType: options.bookingType }, totals);
         bookings += page.records.length;
         options.onPage?.({ pages: totals.pages, bookings, upTo: oldestOf(page) });
       },
@@ -92,7 +94,8 @@ async function lookAgain(
   }
   const pageSize = options.pageSize ?? 100;
   for (const at of times) {
-    const read = await readTieRun(deps, { from: at, to: at }, { pageSize, listedBy: scope.runId }, totals);
+    const tie = { pageSize, listedBy: scope.runId, bookingType: options.bookingType };
+    const read = await readTieRun(deps, { from: at, to: at }, tie, totals);
     if (!read.complete)
       throw new Error(`reconcile: could not look up again the bookings at ${at}: ${read.why}`);
   }

@@ -4,7 +4,8 @@
  * below a gap. A deletion and a gap that cancel exactly are out of reach; `reconcile` compares by id.
  */
 
-import type { RunCounters, SyncDeps } from "../ports.js";
+import type { BookingType, RunCounters, SyncDeps } from "../ports.js";
+import { ofType } from "./booking-type.js";
 import { saveListPage, walkList } from "./list-walk.js";
 import { bisect, timeAt } from "./positions.js";
 import { readTieRun } from "./ties.js";
@@ -16,6 +17,8 @@ export interface RepairOptions {
   sourceTotal?: number | undefined;
   /** Requests one repair may make; default 400. */
   maxRequests?: number | undefined;
+  /** A typed mirror's type: the gaps' other types are not stored; default all. */
+  bookingType?: BookingType | undefined;
 }
 
 /** How a repair ended: nothing missing, gaps filled, out of budget, or a shortfall it cannot place. */
@@ -65,7 +68,7 @@ export async function repairMirror(
     if (!(await deficit(total - 1))) return { ...report, end: "unplaced" };
     const spent = () => counters.requests - startRequests >= budget;
     const search = { deficit, times, spent };
-    const repaired = await findAndRead(deps, options.pageSize, total - 1, search, counters);
+    const repaired = await findAndRead(deps, options, total - 1, search, counters);
     if (repaired === 0) return { ...report, end: spent() ? "budget" : "unplaced" };
     report.gaps++;
     report.repaired += repaired;
@@ -92,7 +95,7 @@ interface Search {
  */
 async function findAndRead(
   deps: SyncDeps,
-  pageSize: number,
+  { pageSize, bookingType }: RepairOptions,
   below: number,
   search: Search,
   counters: RunCounters,
@@ -110,12 +113,13 @@ async function findAndRead(
     const at = await timeOf(position);
     const tied = typeof at === "string" && position > 0 && (await timeOf(position - 1)) === at;
     if (!tied) {
-      await readGap(deps, position, pageSize, counters);
+      await readGap(deps, position, { pageSize, bookingType }, counters);
       if ((await accounted()) > before) break;
       lo = position;
       continue;
     }
-    const read = await readTieRun(deps, { from: at, to: at }, { pageSize, maxPages: 20 }, counters);
+    const tie = { pageSize, bookingType, maxPages: 20 };
+    const read = await readTieRun(deps, { from: at, to: at }, tie, counters);
     if ((await accounted()) > before || !read.complete || read.start === undefined) break;
     hi = read.start - 1;
   }
@@ -126,7 +130,7 @@ async function findAndRead(
 async function readGap(
   deps: SyncDeps,
   position: number,
-  pageSize: number,
+  { pageSize, bookingType }: Pick<RepairOptions, "pageSize" | "bookingType">,
   counters: RunCounters,
 ): Promise<void> {
   await walkList(
@@ -135,10 +139,10 @@ async function readGap(
       pageSize,
       from: { covered: position - (position % pageSize), total: null },
       async judge(page) {
-        const ids = page.records.flatMap((r) => (r.ok ? [r.id] : []));
+        const ids = ofType(page.records, bookingType).flatMap((r) => (r.ok ? [r.id] : []));
         return (await deps.store.absentIds(ids)).length === 0;
       },
-      onPage: (page) => saveListPage(deps, page, {}, counters),
+      onPage: (page) => saveListPage(deps, page, { bookingType }, counters),
     },
     counters,
   );

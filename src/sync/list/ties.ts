@@ -106,13 +106,6 @@ async function readPass(
 ): Promise<Pass> {
   const { pageSize, bookingType } = options;
   const within = (t: string | null) => t !== null && t >= from && t <= to;
-  const inRun = (r: ListPage["records"][number]) => {
-    if (!within(r.createdAt)) return false;
-    if (!bookingType) return true;
-    // A reject whose type cannot be read is kept: quarantined, not dropped.
-    const type = r.ok ? r.record.type : field(r.raw, "type");
-    return type === bookingType || (!r.ok && typeof type !== "string");
-  };
   let reads = 0;
   let landedInside = false;
   const { end, position } = await walkList(
@@ -144,8 +137,8 @@ async function readPass(
         return true;
       },
       onPage(page) {
-        const records = page.records.filter(inRun);
-        return saveListPage(deps, { records }, { listedBy: options.listedBy }, counters);
+        const records = page.records.filter((r) => within(r.createdAt));
+        return saveListPage(deps, { records }, { listedBy: options.listedBy, bookingType }, counters);
       },
     },
     counters,
@@ -210,10 +203,6 @@ function trailing(page: ListPage, test: (t: string) => boolean): number {
     n++;
   }
   return n;
-}
-
-function field(raw: unknown, key: string): unknown {
-  return typeof raw === "object" && raw !== null ? (raw as Record<string, unknown>)[key] : undefined;
 }
 
 /**
