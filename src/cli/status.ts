@@ -3,6 +3,8 @@ import { existsSync } from "node:fs";
 import type { Command } from "commander";
 import { type Database, loadConfig } from "../config/config.js";
 import { ConfigError } from "../errors.js";
+import { escapeJsonControls, printable } from "../printable.js";
+import { checkDatabasePath } from "../store/access.js";
 import { isSqlite, type Mirror, openMirror } from "../store/index.js";
 import { hasMirrorTables, type Status } from "../store/status.js";
 import { EXIT, reportError } from "./output.js";
@@ -73,12 +75,13 @@ async function statusAction(flags: Record<string, unknown>): Promise<number> {
         maxAge === undefined
           ? null
           : { maxAgeSeconds: maxAge, stale: stale !== undefined, reason: stale ?? null };
-      process.stdout.write(`${JSON.stringify({ ...status, check }, null, 2)}\n`);
+      // Exact JSON, with DEL and C1 controls escaped too, so a terminal shows them.
+      process.stdout.write(`${escapeJsonControls(JSON.stringify({ ...status, check }, null, 2))}\n`);
     } else {
       process.stdout.write(statusText(status));
     }
     if (stale === undefined) return EXIT.ok;
-    process.stderr.write(`booking-sync: mirror is stale: ${stale}\n`);
+    process.stderr.write(`booking-sync: mirror is stale: ${printable(stale)}\n`);
     return EXIT.failed;
   } catch (err) {
     return reportError(err);
@@ -93,6 +96,7 @@ async function statusAction(flags: Record<string, unknown>): Promise<number> {
  */
 async function openReadOnly(database: Database): Promise<Mirror> {
   const path = database.kind === "sqlite" ? database.path : undefined;
+  if (path !== undefined) checkDatabasePath(path);
   if (path !== undefined && !existsSync(path)) {
     throw new ConfigError(`database ${path} does not exist`, {
       hint: "point --db or BOOKING_DB_PATH at the mirror, or create it with `booking-sync sync`",
