@@ -7,6 +7,7 @@ import { createHash, createHmac } from "node:crypto";
 import { isOversizedRaw } from "../api/response.js";
 import type { PersonalDataMode } from "../config/config.js";
 import type { Reject } from "../sync/ports.js";
+import { canonicalJson } from "./canonical-json.js";
 import { type Param, SUMMARY_COLUMNS } from "./rows.js";
 
 /** How a value is normalised before it is hashed, so that one person's value hashes alike. */
@@ -49,17 +50,33 @@ const PERSONAL_POSITIONS: ReadonlyArray<readonly [index: number, kind: ValueKind
   },
 );
 
+/**
+ * Where personal values sit in a booking (either view): a field (and how its value is normalised) or
+ * a subtree the contract says is an object. A subtree of any other shape is replaced whole.
+ */
+interface Shape {
+  readonly [key: string]: ValueKind | Shape;
+}
+const PARTY: Shape = { contact: CONTACT_FIELDS, addressDetails: ADDRESS_FIELDS };
+const RECORD: Shape = { sender: PARTY, receiver: PARTY, payments: PAYMENT_FIELDS };
+
+/** Paths of a shape, fields or subtrees; the shape is this module's own, a few levels deep. */
+function pathsOf(shape: Shape, want: "field" | "subtree", prefix = ""): string[] {
+  return Object.entries(shape).flatMap(([key, inner]) => {
+    const path = prefix + key;
+    if (typeof inner === "string") return want === "field" ? [path] : [];
+    return [...(want === "subtree" ? [path] : []), ...pathsOf(inner, want, `${path}.`)];
+  });
+}
+
 /** Every personal JSON path, for the README and the tests. */
-export const PERSONAL_PATHS: readonly string[] = [
-  ...["sender", "receiver"].flatMap((party) => [
-    ...Object.keys(CONTACT_FIELDS).map((f) => `${party}.contact.${f}`),
-    ...Object.keys(ADDRESS_FIELDS).map((f) => `${party}.addressDetails.${f}`),
-  ]),
-  ...Object.keys(PAYMENT_FIELDS).map((f) => `payments.${f}`),
-];
+export const PERSONAL_PATHS: readonly string[] = pathsOf(RECORD, "field");
+/** The subtrees expected to be objects: any other value there (but null) is hashed or dropped whole. */
+export const PERSONAL_SUBTREES: readonly string[] = pathsOf(RECORD, "subtree");
 
 /** A field's value is removed: the key goes from the JSON, the column becomes null. */
 const DROPPED = Symbol("dropped");
+/** Replaces one value whole: `DROPPED`, or what stands for it. */
 type Replace = (value: unknown, kind: ValueKind) => unknown;
 
 /** How the mirror stores personal values under `hash` or `drop`. */
@@ -67,9 +84,9 @@ export interface PersonalData {
   readonly mode: "hash" | "drop";
   /** Replaces the personal columns of a row whose `SUMMARY_COLUMNS` values start at `offset`. */
   protectColumns(values: Param[], offset: number): void;
-  /** The JSON stored for a record: personal fields replaced, every other field kept as it was. */
+  /** The JSON stored for a record (any JSON value): personal values replaced, every other field kept. */
   recordJson(record: unknown): string;
-  /** A reject whose raw record has its personal fields replaced. */
+  /** A reject whose raw record (any JSON value) has its personal values replaced. */
   protectReject(reject: Reject): Reject;
 }
 
@@ -86,8 +103,7 @@ export function personalDataPolicy(
   options: { stored?: boolean } = {},
 ): PersonalData | undefined {
   if (mode === "keep") return undefined;
-  const replace: Replace =
-    mode === "drop" ? () => DROPPED : hashReplace(hasher(key), options.stored ?? false);
+  const replace: Replace = mode === "drop" ? () => DROPPED : hashReplace(key, options.stored ?? false);
   const column = (value: Param, kind: ValueKind): Param => {
     if (value === null) return null;
     const out = replace(value, kind);
@@ -102,11 +118,21 @@ export function personalDataPolicy(
       }
     },
     recordJson(record) {
-      return JSON.stringify(protectRecord(record, replace));
+      return JSON.stringify(protectValue(record, replace)) ?? "null";
     },
     protectReject(reject) {
-      return { ...reject, raw: protectRaw(reject.raw, replace) };
+      return { ...reject, raw: protectValue(reject.raw, replace) };
     },
+  };
+}
+
+/** `sha256:` or `hmac-sha256:` and the hex digest of text given in pieces. */
+function digester(key?: string): (pieces: Iterable<string>) => string {
+  const prefix = key === undefined ? "sha256:" : "hmac-sha256:";
+  return (pieces) => {
+    const hash = key === undefined ? createHash("sha256") : createHmac("sha256", key);
+    for (const piece of pieces) hash.update(piece, "utf8");
+    return prefix + hash.digest("hex");
   };
 }
 
@@ -115,13 +141,17 @@ export function personalDataPolicy(
  * spaces collapsed; lower-cased unless an id; phones as digits, so one person hashes alike).
  */
 export function hasher(key?: string): (value: string, kind: ValueKind) => string {
-  const prefix = key === undefined ? "sha256:" : "hmac-sha256:";
-  const digest = (text: string) =>
-    (key === undefined ? createHash("sha256") : createHmac("sha256", key)).update(text, "utf8").digest("hex");
+  const digest = digester(key);
   return (value, kind) => {
     const text = normalise(value, kind);
-    return text === "" ? "" : prefix + digest(text);
+    return text === "" ? "" : digest([text]);
   };
+}
+
+/** An array or object as the hash of its canonical JSON text (keys sorted), at any depth or size. */
+export function jsonHasher(key?: string): (value: object) => string {
+  const digest = digester(key);
+  return (value) => digest(canonicalJson(value));
 }
 
 function normalise(value: string, kind: ValueKind): string {
@@ -134,64 +164,60 @@ function normalise(value: string, kind: ValueKind): string {
   return text.toLowerCase();
 }
 
-/** Hashes a personal field: scalars by their text, arrays line by line, objects by their JSON. */
-function hashReplace(hash: (value: string, kind: ValueKind) => string, keepHashed: boolean): Replace {
-  const one = (value: unknown, kind: ValueKind): unknown => {
+/** Hashes a value whole: text and other scalars by their normalised text, arrays and objects by their JSON. */
+function hashReplace(key: string | undefined, keepHashed: boolean): Replace {
+  const hash = hasher(key);
+  const hashJson = jsonHasher(key);
+  return (value, kind) => {
     if (value === null || value === undefined) return value;
     if (typeof value === "string") return keepHashed && HASHED.test(value) ? value : hash(value, kind);
-    if (typeof value === "object") return hash(JSON.stringify(value), kind);
+    if (typeof value === "object") return hashJson(value);
     return hash(String(value), kind);
   };
-  return (value, kind) => (Array.isArray(value) ? value.map((v) => one(v, kind)) : one(value, kind));
 }
 
 type Obj = Record<string, unknown>;
 const isObject = (x: unknown): x is Obj => typeof x === "object" && x !== null && !Array.isArray(x);
 
-/** A copy of `obj` with `fields` replaced (or removed); the order of its keys is kept. */
-function protectFields(obj: Obj, fields: Readonly<Record<string, ValueKind>>, replace: Replace): Obj {
+/**
+ * A copy of `obj` with what `shape` names replaced (or removed), keys in their order: a field's value
+ * whole, an array of them (`streetLines`) value by value; a subtree entered when it is an object,
+ * kept when null, and replaced whole when anything else. Recurses only as deep as `shape`.
+ */
+function protectObject(obj: Obj, shape: Shape, replace: Replace): Obj {
   const out: Obj = { ...obj };
-  for (const [field, kind] of Object.entries(fields)) {
-    if (!Object.hasOwn(out, field)) continue;
-    const value = replace(out[field], kind);
-    if (value === DROPPED) delete out[field];
-    else out[field] = value;
+  for (const [key, inner] of Object.entries(shape)) {
+    if (!Object.hasOwn(out, key)) continue;
+    const value = out[key];
+    let next: unknown;
+    if (typeof inner === "string") {
+      next = Array.isArray(value) ? value.map((v) => replace(v, inner)) : replace(value, inner);
+      if (Array.isArray(next) && next.includes(DROPPED)) next = DROPPED;
+    } else if (value === null) continue;
+    else if (isObject(value)) next = protectObject(value, inner, replace);
+    else next = replace(value, "text");
+    if (next === DROPPED) delete out[key];
+    else out[key] = next;
   }
-  return out;
-}
-
-function protectParty(party: unknown, replace: Replace): unknown {
-  if (!isObject(party)) return party;
-  const out: Obj = { ...party };
-  if (isObject(out.contact)) out.contact = protectFields(out.contact, CONTACT_FIELDS, replace);
-  if (isObject(out.addressDetails))
-    out.addressDetails = protectFields(out.addressDetails, ADDRESS_FIELDS, replace);
-  return out;
-}
-
-/** A copy of a booking (either view) with its personal fields replaced; anything else as it is. */
-function protectRecord(record: unknown, replace: Replace): unknown {
-  if (!isObject(record)) return record;
-  const out: Obj = { ...record };
-  for (const party of ["sender", "receiver"])
-    if (Object.hasOwn(out, party)) out[party] = protectParty(out[party], replace);
-  if (isObject(out.payments)) out.payments = protectFields(out.payments, PAYMENT_FIELDS, replace);
   return out;
 }
 
 /**
- * A rejected record in whatever shape it came: objects as bookings, arrays one level deep, text as
- * text; the head of an oversized record (no field can be found in it) hashed whole, or dropped.
+ * Any stored JSON value, record or reject: an object as a booking; an array element by element (each
+ * object as a booking); null and booleans as they are; any other value (text, a number, a nested
+ * array) replaced whole, dropped as null. The head of a record too large to read (no field can be
+ * found in it) is hashed as it is, or dropped, leaving its size.
  */
-function protectRaw(raw: unknown, replace: Replace): unknown {
-  if (isOversizedRaw(raw)) {
-    const head = replace(raw.head, "id");
-    return head === DROPPED ? { bytes: raw.bytes } : { ...raw, head };
+function protectValue(value: unknown, replace: Replace): unknown {
+  if (isOversizedRaw(value)) {
+    const head = replace(value.head, "id");
+    return head === DROPPED ? { bytes: value.bytes } : { ...value, head };
   }
-  if (typeof raw === "string") {
-    const out = replace(raw, "text");
+  const one = (v: unknown): unknown => {
+    if (isObject(v)) return protectObject(v, RECORD, replace);
+    if (v === null || typeof v === "boolean") return v;
+    const out = replace(v, "text");
     return out === DROPPED ? null : out;
-  }
-  if (Array.isArray(raw)) return raw.map((r) => protectRecord(r, replace));
-  return protectRecord(raw, replace);
+  };
+  return Array.isArray(value) ? value.map(one) : one(value);
 }
