@@ -1,7 +1,12 @@
-/** pino on stderr, so stdout carries only the output; stacks at debug only, secrets redacted by path. */
+/**
+ * pino on stderr, so stdout carries only the output; stacks at debug only, secrets redacted by path.
+ * Fields quote the source, so no line carries a raw control: JSON lines escape DEL and C1 too (same
+ * values, exactly), and pretty lines show every control as `\u001b` (`printable`).
+ */
 import { Writable } from "node:stream";
 import { pino } from "pino";
 import pretty from "pino-pretty";
+import { escapeJsonControls, printable } from "./printable.js";
 
 export type LogLevel = "trace" | "debug" | "info" | "warn" | "error" | "fatal" | "silent";
 
@@ -43,7 +48,7 @@ export function createLogger(options: LoggerOptions): pino.Logger {
   const usePretty = options.pretty ?? Boolean((destination as NodeJS.WriteStream).isTTY);
   if (usePretty) {
     return pino(
-      base,
+      { ...base, hooks: { streamWrite: printableLine } },
       pretty({
         destination: destination === process.stderr ? stderrBesideBar() : destination,
         colorize: true,
@@ -53,7 +58,23 @@ export function createLogger(options: LoggerOptions): pino.Logger {
       }),
     );
   }
-  return pino(base, destination as pino.DestinationStream);
+  return pino({ ...base, hooks: { streamWrite: escapeJsonControls } }, destination as pino.DestinationStream);
+}
+
+/**
+ * A JSON log line with each string value made `printable`, for pino-pretty, which prints strings as
+ * they are: an escaped ESC in JSON is a raw ESC again once parsed. A stack keeps its line breaks.
+ */
+export function printableLine(line: string): string {
+  try {
+    const value: unknown = JSON.parse(line, (key, v: unknown) =>
+      typeof v === "string" ? printable(v, { keepNewlines: key === "stack" }) : v,
+    );
+    return `${JSON.stringify(value)}\n`;
+  } catch {
+    // Not JSON (pino writes nothing else): pino-pretty prints such a line as it is.
+    return `${printable(line.trimEnd())}\n`;
+  }
 }
 
 /** An error as a log field: type, message, status and the cause chain; the stack only when asked. */

@@ -1,6 +1,7 @@
 /** Text from the source made safe for a terminal: every control visible, cuts only between whole characters. */
 import { describe, expect, it } from "vitest";
 import { escapeJsonControls, printable, printableShort } from "../src/printable.js";
+import { rawControls } from "./support/controls.js";
 
 const ESC = "\u001b";
 const BEL = "\u0007";
@@ -8,16 +9,7 @@ const CSI = "\u009b";
 const HOSTILE = `quota ${ESC}]0;pwned${BEL}${ESC}[2J\rover${CSI}31m`;
 
 /** Whether `text` holds a character a terminal may act on, or one UTF-8 cannot carry: none may survive. */
-const CONTROL = {
-  test(text: string): boolean {
-    for (const char of text) {
-      const code = char.charCodeAt(0);
-      const loneSurrogate = char.length === 1 && code >= 0xd800 && code <= 0xdfff;
-      if (code < 0x20 || (code >= 0x7f && code <= 0x9f) || loneSurrogate) return true;
-    }
-    return false;
-  },
-};
+const CONTROL = { test: (text: string) => rawControls(text).length > 0 };
 
 describe("printable", () => {
   it.each([

@@ -1,5 +1,9 @@
-/** What a command prints for people: one summary line, and errors that say what to do next. */
+/**
+ * What a command prints for people: one summary line, and errors that say what to do next. Both may
+ * quote the source, so every line passes through `printable`: its controls show, never act.
+ */
 import { ApiError, ConfigError, findCause } from "../errors.js";
+import { printable } from "../printable.js";
 import type { BackfillReport } from "../sync/backfill/backfill.js";
 import type { DetailsReport } from "../sync/list/details.js";
 import type { ReconcileReport } from "../sync/list/reconcile.js";
@@ -15,13 +19,13 @@ export function syncSummary(r: SyncReport): string {
   const read = r.tiesRead.length ? `, ${r.tiesRead.length} tie run(s) read through list-bookings` : "";
   const ties = `${read}${r.tieOverflows.length ? `, ${r.tieOverflows.length} tie overflow(s) logged` : ""}`;
   const head = r.status === "success" ? "sync" : `sync ${r.status.toUpperCase()}`;
-  return (
+  return printable(
     `${head} ${r.stream}: ${r.inserted} new, ${r.updated} updated, ${r.unchanged} unchanged${rejects}${ties}` +
-    ` · ${plural(r.pages, "page")}, ${plural(r.requests, "request")}${retries} · ${seconds(r.durationMs)}` +
-    ` · checkpoint ${r.checkpointAfter ?? "none"}` +
-    (r.details ? ` · ${detailsPart(r.details)}` : "") +
-    (r.drift ? ` · source ${r.drift.sourceTotal} / mirror ${r.drift.localTotal}` : "") +
-    (r.repair?.gaps ? ` · repaired ${r.repair.repaired} in ${plural(r.repair.gaps, "gap")}` : "")
+      ` · ${plural(r.pages, "page")}, ${plural(r.requests, "request")}${retries} · ${seconds(r.durationMs)}` +
+      ` · checkpoint ${r.checkpointAfter ?? "none"}` +
+      (r.details ? ` · ${detailsPart(r.details)}` : "") +
+      (r.drift ? ` · source ${r.drift.sourceTotal} / mirror ${r.drift.localTotal}` : "") +
+      (r.repair?.gaps ? ` · repaired ${r.repair.repaired} in ${plural(r.repair.gaps, "gap")}` : ""),
   );
 }
 
@@ -46,10 +50,10 @@ export function backfillSummary(r: BackfillReport): string {
   let next = "";
   if (r.status === "success") next = ` · checkpoint ${r.checkpointAfter ?? "unchanged (filtered)"}`;
   else if (r.status === "failed" && rerunMayFix(r.error)) next = " · run it again to resume";
-  return (
+  return printable(
     `${head} ${r.stream}${r.resumed ? " (resumed)" : ""}: ${r.inserted} new, ${r.updated} updated, ` +
-    `${r.unchanged} unchanged${rejects} · ${plural(r.pages, "page")}${rereads}, ${plural(r.requests, "request")}${retries}` +
-    ` · ${seconds(r.durationMs)}, ${rate} bookings/s${next}`
+      `${r.unchanged} unchanged${rejects} · ${plural(r.pages, "page")}${rereads}, ${plural(r.requests, "request")}${retries}` +
+      ` · ${seconds(r.durationMs)}, ${rate} bookings/s${next}`,
   );
 }
 
@@ -59,10 +63,10 @@ export function reconcileSummary(r: ReconcileReport): string {
   const retries = r.retries ? ` (${r.retries} ${r.retries === 1 ? "retry" : "retries"})` : "";
   const rejects = r.rejected ? `, ${r.rejected} rejected` : "";
   const missing = r.status === "success" ? `, ${r.missing} newly missing` : ", nothing marked missing";
-  return (
+  return printable(
     `${head} ${r.since ? `since ${r.since}` : "all"}: ${r.inserted} new, ${r.updated} updated, ` +
-    `${r.unchanged} unchanged${rejects}${missing} · ${plural(r.pages, "page")}, ${plural(r.requests, "request")}${retries}` +
-    ` · ${seconds(r.durationMs)}`
+      `${r.unchanged} unchanged${rejects}${missing} · ${plural(r.pages, "page")}, ${plural(r.requests, "request")}${retries}` +
+      ` · ${seconds(r.durationMs)}`,
   );
 }
 
@@ -83,14 +87,14 @@ export function reportError(
 ): number {
   const config = findCause(err, ConfigError);
   if (config) {
-    write(`booking-sync: ${config.message}\n`);
-    if (config.hint) write(`Try: ${config.hint}\n`);
+    write(`booking-sync: ${printable(config.message)}\n`);
+    if (config.hint) write(`Try: ${printable(config.hint)}\n`);
     return EXIT.usage;
   }
   const message = err instanceof Error ? err.message : String(err);
-  write(`booking-sync: ${message}\n`);
+  write(`booking-sync: ${printable(message)}\n`);
   const hint = findCause(err, ApiError)?.hint;
-  if (hint) write(`Try: ${hint}\n`);
+  if (hint) write(`Try: ${printable(hint)}\n`);
   return EXIT.failed;
 }
 
@@ -113,7 +117,7 @@ export function exitFor(
   }
   // Aborted without a signal: the lease was lost; say that, not "request aborted".
   if (r.status === "aborted" && stop.reason instanceof Error) {
-    write(`booking-sync: ${stop.reason.message}; ${stop.resume}\n`);
+    write(`booking-sync: ${printable(stop.reason.message)}; ${stop.resume}\n`);
     return EXIT.failed;
   }
   return reportError(r.error ?? new Error(r.status), write);

@@ -1,8 +1,9 @@
 /** `booking-sync status` for a terminal: a few labelled lines, then aligned tables of streams and runs. */
+import { printable, printableShort } from "../printable.js";
 import type { RunStatus, Status } from "../store/status.js";
 import { seconds } from "./output.js";
 
-/** Longest error shown in the runs table; `--json` has it whole. */
+/** Longest error shown in the runs table, its controls escaped; `--json` has it whole and exact. */
 const ERROR_CHARS = 70;
 
 export function statusText(s: Status): string {
@@ -52,7 +53,6 @@ export function statusText(s: Status): string {
 const RUN_HEADER = ["run", "kind", "stream", "status", "started", "took", "new", "updated", "error"];
 
 function runRow(r: RunStatus): string[] {
-  const error = r.error?.split("\n")[0] ?? "";
   return [
     String(r.id),
     r.kind,
@@ -62,12 +62,16 @@ function runRow(r: RunStatus): string[] {
     r.durationSeconds === null ? "" : seconds(r.durationSeconds * 1000),
     String(r.new),
     String(r.updated),
-    error.length > ERROR_CHARS ? `${error.slice(0, ERROR_CHARS - 1)}…` : error,
+    printableShort(r.error ?? "", ERROR_CHARS),
   ];
 }
 
-/** Rows with each column padded to its widest cell, two spaces apart, no trailing blanks. */
-function table(rows: string[][], indent = ""): string[] {
+/**
+ * Rows with each column padded to its widest cell, two spaces apart, no trailing blanks. Cells may
+ * quote the source (a run's error), so each is made `printable` first: its controls show, never act.
+ */
+function table(cells: string[][], indent = ""): string[] {
+  const rows = cells.map((r) => r.map((cell) => printable(cell)));
   const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => r[i]?.length ?? 0))) ?? [];
   return rows.map((r) => (indent + r.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join("  ")).trimEnd());
 }

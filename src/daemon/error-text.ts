@@ -1,8 +1,10 @@
 import { coerceError } from "../errors.js";
+import { printable } from "../printable.js";
 
 /**
  * An error as one line for logs and /readyz, never a stack: its message and each cause's it does not
- * already contain, e.g. "sync stream all: fetch page 3: HTTP 503". At most 10 causes.
+ * already contain, e.g. "sync stream all: fetch page 3: HTTP 503". At most 10 causes. Messages quote
+ * the source, so the line is `printable`: a CR, LF or escape sequence shows as `\r`, `\n`, `\u001b`.
  */
 export function errorText(err: unknown): string {
   const parts: string[] = [];
@@ -14,5 +16,5 @@ export function errorText(err: unknown): string {
     // coerceError wraps non-errors with the original as cause; stop there instead of repeating it.
     current = current instanceof Error ? current.cause : undefined;
   }
-  return parts.join(": ");
+  return printable(parts.join(": "));
 }
