@@ -100,12 +100,18 @@ describe("transport faults", () => {
 });
 
 describe("data faults", () => {
-  it("makes the first records of a page invalid and leaves the rest valid", async () => {
+  it("makes the first records of a page invalid and leaves the rest valid: only the keyless one is no booking", async () => {
     const sim = await start({ bookings: 30 });
     sim.inject({ kind: "malformed", count: 3 }, { path: "feed" });
     const page = await feedPage(sim, { limit: 10 });
     const results = page.bookings.map((b) => checkRecord(summaryBookingSchema, b));
-    expect(results.map((r) => r.ok)).toEqual([false, false, false, true, true, true, true, true, true, true]);
+    // The keyless record cannot be a booking; a bad amount costs its column; a bad time steers nothing.
+    expect(results.map((r) => r.ok)).toEqual([false, true, false, true, true, true, true, true, true, true]);
+    expect(results[0]).toMatchObject({ ok: false, id: null });
+    expect(results[0]).not.toHaveProperty("booking");
+    expect(results[1]).toMatchObject({ ok: true, problems: [expect.stringMatching(/^totalAmount: /)] });
+    expect(results[1]?.ok && results[1].record.totalAmount).toBeUndefined();
+    expect(results[2]).toMatchObject({ ok: false, booking: { _id: expect.any(String) } });
     const raw = page.bookings as unknown as Array<Record<string, unknown>>;
     expect(raw[0]).not.toHaveProperty("_id");
     expect(typeof raw[1]?.totalAmount).toBe("string");

@@ -213,7 +213,7 @@ describe("save: feed pages", () => {
       top: at(2),
       pages: 1,
     };
-    const broken = { ...okSummary(summaryRaw(2)), createdAt: null as unknown as string };
+    const broken = { ...okSummary(summaryRaw(2)), id: null as unknown as string };
     expect(() => store.save(feedBatch([okSummary(summaryRaw(1)), broken], T1, { walk }))).toThrow();
     expect(store.countBookings()).toBe(0);
     expect(store.readStream("feed").walk).toBeNull();

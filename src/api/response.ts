@@ -2,12 +2,15 @@
 import { STATUS_CODES } from "node:http";
 import type { z } from "zod";
 import type { Checked, FeedPage, ListPage } from "../sync/ports.js";
+import { boundRecord, oversizedRecord } from "./bounds.js";
 import {
   describeIssues,
   errorEnvelopeSchema,
   feedEnvelopeSchema,
   fullBookingSchema,
   listEnvelopeSchema,
+  MAX_ID_LENGTH,
+  REQUIRED_FIELDS,
   summaryBookingSchema,
 } from "./schemas.js";
 import { readSourceTime, whyNotSourceTime } from "./times.js";
@@ -71,91 +74,151 @@ function field(raw: unknown, key: string): unknown {
   return typeof raw === "object" && raw !== null ? (raw as Record<string, unknown>)[key] : undefined;
 }
 
-/** A record's text longer than this is quarantined unread: no booking is anywhere near it. */
-export const MAX_RECORD_BYTES = 1024 * 1024;
+/** Why `id` cannot key a booking, or null when it can. */
+function whyNotId(id: unknown): string | null {
+  if (typeof id !== "string" || id === "") return "_id: missing or not a non-empty string";
+  if (id.length > MAX_ID_LENGTH)
+    return `_id: ${id.length} characters, over the ${MAX_ID_LENGTH} a key may have`;
+  if (id.includes("\u0000")) return "_id: holds a NUL character, which no database key can";
+  return null;
+}
 
-/** Validates one record, `createdAt` strictly; a reject keeps whatever `_id` and time could be read. */
+// Problems beyond this many are counted, not listed: a note must stay a note.
+const MAX_PROBLEMS = 10;
+
+/** The problems of a record as one line. */
+export function problemText(problems: readonly string[]): string {
+  const more = problems.length - MAX_PROBLEMS;
+  const listed = problems.slice(0, MAX_PROBLEMS).join("; ");
+  return more > 0 ? `${listed}; and ${more} more` : listed;
+}
+
+/**
+ * Validates one record. A usable `_id` makes it a booking, whatever else is wrong: a field that fails
+ * its check is left out of `record` (its column stays NULL) and named in the problems. Only a valid
+ * `createdAt` makes it steer the walk (`ok: true`); a keyed record without one is a reject that still
+ * carries its `booking`. Records are bounded first (bounds.ts), so nothing recursive sees a bad one.
+ */
 export function checkRecord<T extends { _id: string; createdAt: string }>(
   schema: z.ZodType<T>,
-  raw: unknown,
+  received: unknown,
 ): Checked<T> {
-  const result = schema.safeParse(raw);
-  const time = readSourceTime(field(raw, "createdAt"));
-  if (result.success && time !== null) {
-    // The record as received: zod's copy keeps only the fields the schema names.
-    const record = raw as T;
-    return { ok: true, id: result.data._id, createdAt: time.createdAt, at: time.instant, record };
-  }
+  const standIn = isOversizedRaw(received) ? oversizedStandIn(received) : null;
+  const { value: raw, problems } = standIn ?? boundRecord(received);
   const id = field(raw, "_id");
-  return {
-    ok: false,
-    id: typeof id === "string" && id !== "" ? id : null,
-    createdAt: time?.createdAt ?? null,
-    reason: rejectReason(raw, time === null, result.success ? undefined : result.error),
-    raw,
-  };
+  const time = readSourceTime(field(raw, "createdAt"));
+  const badId =
+    typeof raw !== "object" || raw === null || Array.isArray(raw) ? "is not an object" : whyNotId(id);
+  if (badId !== null)
+    return {
+      ok: false,
+      id: typeof id === "string" && id !== "" ? id : null,
+      createdAt: time?.createdAt ?? null,
+      reason: badId,
+      raw,
+    };
+  const record = readTyped(schema, raw, problems);
+  if (time === null) {
+    problems.unshift(`createdAt ${whyNotSourceTime(field(raw, "createdAt"))}`);
+    return {
+      ok: false,
+      id: id as string,
+      createdAt: null,
+      reason: problemText(problems),
+      raw,
+      booking: record,
+    };
+  }
+  return { ok: true, id: id as string, createdAt: time.createdAt, at: time.instant, record, raw, problems };
 }
 
-/** A reject's reason: what is wrong with its `createdAt` first, then the schema's other issues. */
-function rejectReason(raw: unknown, badTime: boolean, error: z.ZodError | undefined): string {
-  const issues = error?.issues.filter((i) => !(badTime && i.path[0] === "createdAt")) ?? [];
-  const parts = badTime ? [`createdAt ${whyNotSourceTime(field(raw, "createdAt"))}`] : [];
-  if (issues.length > 0) parts.push(describeIssues({ issues }));
-  return parts.join("; ");
+/**
+ * `raw` as the schema reads it: a field that fails its check is removed, and its problem added to
+ * `problems`; `raw` itself when every field passes, as almost every record does.
+ */
+function readTyped<T>(schema: z.ZodType<T>, raw: unknown, problems: string[]): T {
+  // A field named once: a value the bounds replaced fails its check too, and a bad field is also absent.
+  const named = (path: string) => problems.some((p) => p.startsWith(`${path}:`) || p.startsWith(`${path}.`));
+  let current = raw;
+  for (let round = 0; round < 3; round++) {
+    const result = schema.safeParse(current);
+    if (result.success) return withRequired(current, problems, named) as T;
+    for (const issue of result.error.issues) {
+      if (issue.path[0] === "createdAt") continue;
+      if (!named(issue.path.join("."))) problems.push(describeIssues({ issues: [issue] }));
+      current = without(current, issue.path);
+    }
+    if (result.error.issues.every((i) => i.path[0] === "createdAt"))
+      return withRequired(current, problems, named) as T;
+  }
+  // Not reached by any shape seen; the booking keeps its key, time and JSON.
+  problems.push("(record): fields could not be read");
+  return { _id: field(raw, "_id"), createdAt: field(raw, "createdAt") } as T;
 }
 
-/** A record too large to read: quarantined with its start, its size, and the id if it shows. */
-function oversized(text: string): Checked<never> {
-  const head = text.slice(0, 4096);
-  const id = /"_id"\s*:\s*"([^"\\]{1,200})"/.exec(head)?.[1] ?? null;
-  const createdAt = /"createdAt"\s*:\s*"([^"\\]{1,64})"/.exec(head)?.[1];
-  return {
-    ok: false,
-    id,
-    createdAt: readSourceTime(createdAt)?.createdAt ?? null,
-    reason: `record is ${Buffer.byteLength(text)} bytes, over the ${MAX_RECORD_BYTES} bytes a record may have`,
-    raw: { head: head.slice(0, 1000), bytes: Buffer.byteLength(text) },
-  };
+/** Notes each contract field a booking must have that is absent and not named already. */
+function withRequired(record: unknown, problems: string[], named: (path: string) => boolean): unknown {
+  for (const key of REQUIRED_FIELDS) {
+    const v = field(record, key);
+    if ((v === undefined || v === null) && !named(key)) problems.push(`${key}: missing`);
+  }
+  return record;
 }
 
-/** Whether a reject's raw is `oversized`'s stand-in (a head of text and a size) rather than a record. */
+/** A copy of `value` without what is at `path` (an array holding a bad element goes whole). */
+function without(value: unknown, path: readonly PropertyKey[]): unknown {
+  const [key, ...rest] = path;
+  if (key === undefined || typeof value !== "object" || value === null) return undefined;
+  if (Array.isArray(value))
+    return rest.length === 0 ? undefined : value.map((v, i) => (i === key ? without(v, rest) : v));
+  const copy: Record<PropertyKey, unknown> = { ...(value as Record<PropertyKey, unknown>) };
+  if (rest.length === 0 || (typeof rest[0] === "number" && rest.length === 1)) delete copy[key];
+  else copy[key] = without(copy[key], rest);
+  return copy;
+}
+
+/**
+ * The client's stand-in for a record too large to read at all (`{ head, bytes }`): its `_id` and
+ * `createdAt` as far as the first bytes show them (the first match: a heuristic, since a nested
+ * field could come first), and a marker with its size.
+ */
+function oversizedStandIn(raw: { head: string; bytes: number }) {
+  const id = /"_id"\s*:\s*"([^"\\]{1,256})"/.exec(raw.head)?.[1];
+  const createdAt = /"createdAt"\s*:\s*"([^"\\]{1,64})"/.exec(raw.head)?.[1];
+  return oversizedRecord({ _id: id, createdAt }, raw.bytes);
+}
+
+/** Whether a value is the client's stand-in for a record too large to read (a head of text and a size). */
 export function isOversizedRaw(raw: unknown): raw is { head: string; bytes: number } {
   if (typeof raw !== "object" || raw === null) return false;
   const r = raw as Record<string, unknown>;
   return typeof r.head === "string" && typeof r.bytes === "number" && Object.keys(r).length === 2;
 }
 
-/** Checks each record; only a body larger than a record may be has its records measured. */
+/** Checks each record of a page. */
 function checkAll<T extends { _id: string; createdAt: string }>(
   schema: z.ZodType<T>,
   records: unknown[],
-  bodyBytes: number,
 ): Checked<T>[] {
-  return records.map((raw) => {
-    if (bodyBytes > MAX_RECORD_BYTES) {
-      const text = JSON.stringify(raw) ?? "";
-      if (Buffer.byteLength(text) > MAX_RECORD_BYTES) return oversized(text);
-    }
-    return checkRecord(schema, raw);
-  });
+  return records.map((raw) => checkRecord(schema, raw));
 }
 
 /** A fetch-recent-bookings answer, records checked one by one (`nextCursor` is not read). */
-export function parseFeed(json: unknown, bodyBytes = 0): Verdict<Omit<FeedPage, "attempts">> {
+export function parseFeed(json: unknown): Verdict<Omit<FeedPage, "attempts">> {
   const envelope = feedEnvelopeSchema.safeParse(json);
   if (!envelope.success)
     return { ok: false, problem: `unexpected response shape: ${describeIssues(envelope.error)}` };
   const { bookings, hasMore } = envelope.data.data;
-  return { ok: true, page: { records: checkAll(summaryBookingSchema, bookings, bodyBytes), hasMore } };
+  return { ok: true, page: { records: checkAll(summaryBookingSchema, bookings), hasMore } };
 }
 
-/** A list-bookings answer, records checked one by one; `bodyBytes` as for `parseFeed`. */
-export function parseList(json: unknown, bodyBytes = 0): Verdict<Omit<ListPage, "attempts">> {
+/** A list-bookings answer, records checked one by one. */
+export function parseList(json: unknown): Verdict<Omit<ListPage, "attempts">> {
   const envelope = listEnvelopeSchema.safeParse(json);
   if (!envelope.success)
     return { ok: false, problem: `unexpected response shape: ${describeIssues(envelope.error)}` };
   const { data, pagination } = envelope.data;
-  const records = checkAll(fullBookingSchema, data, bodyBytes);
+  const records = checkAll(fullBookingSchema, data);
   return {
     ok: true,
     page: {

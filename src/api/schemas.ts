@@ -1,6 +1,7 @@
 /**
  * Runtime shapes of the partner API (contract 2.1, 2.2, 2.6, 2.7). Unknown fields are never rejected;
- * identity and time fields are strict, since the walk and the keys depend on them.
+ * identity and time fields are strict, since the walk and the keys depend on them. Every other field
+ * is optional here: one that fails its check costs its column, never the booking (response.ts).
  */
 import { z } from "zod";
 
@@ -16,6 +17,10 @@ const optStr = z.string().nullish();
 export const MAX_ID_LENGTH = 256;
 const optNum = z.number().finite().nullish();
 const optBool = z.boolean().nullish();
+const optInt = z.number().int().nullish();
+
+/** Fields every booking has by the contract: one absent is noted as a problem, its column NULL. */
+export const REQUIRED_FIELDS = ["totalAmount", "paid", "bookingState", "orderState"] as const;
 
 const summaryContact = z.object({ name: optStr, phone: optStr, email: optStr });
 const summaryAddress = z.object({ city: optStr, country: optStr, countryCode: optStr });
@@ -39,10 +44,10 @@ export const summaryBookingSchema = z.object({
   sender: summaryParty.nullish(),
   weight: optNum,
   numberOfPackages: z.number().int().nonnegative().nullish(),
-  totalAmount: z.number().finite(),
-  paid: z.boolean(),
-  bookingState: z.number().int(),
-  orderState: z.number().int(),
+  totalAmount: optNum,
+  paid: optBool,
+  bookingState: optInt,
+  orderState: optInt,
   bookingDate: optStr,
   createdAt,
 });
@@ -96,13 +101,13 @@ export const fullBookingSchema = z.object({
   branchName: optStr,
   servedBy: optStr,
   shipmentRate: optStr,
-  orderState: z.number().int(),
-  bookingState: z.number().int(),
+  orderState: optInt,
+  bookingState: optInt,
   numberOfPackages: z.number().int().nonnegative().nullish(),
   subTotal: optNum,
-  totalAmount: z.number().finite(),
+  totalAmount: optNum,
   promoCode: optStr,
-  paid: z.boolean(),
+  paid: optBool,
   deliveryType: optStr,
   deliveryMode: optStr,
   insuredValue: optNum,

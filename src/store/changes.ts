@@ -1,6 +1,10 @@
 /**
  * `booking_changes`: what an analyst asks "when did it change" about, recorded as the writers
- * update a stored booking. First sight is not a change, and neither is a re-read of the same values.
+ * update a stored booking. A change is a stored value replaced by another value. First sight is not
+ * one, nor a column filled for the first time (the first details read after the feed's summary, or
+ * the reverse), nor a value that became NULL because it failed its check (noted in the booking's
+ * problems instead), nor a re-read of the same values: so whichever command filled the mirror, the
+ * same source history gives the same rows.
  */
 import type Database from "better-sqlite3";
 import type { Param } from "./rows.js";
@@ -34,7 +38,7 @@ export function trackedIn(columns: readonly string[]): Array<readonly [column: s
 /** Stored values as text, as `booking_changes` keeps them. */
 const text = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
 
-/** Each tracked column whose new value (`values[offset + index]`) differs from `before`, as text. */
+/** Each tracked column whose stored value (`before`) was replaced by another (`values[offset + index]`), as text. */
 export function changedColumns(
   tracked: ReturnType<typeof trackedIn>,
   before: Record<string, unknown>,
@@ -44,8 +48,18 @@ export function changedColumns(
   return tracked.flatMap(([column, index]): Array<[string, string | null, string | null]> => {
     const old = text(before[column]);
     const now = text(values[offset + index]);
-    return old === now ? [] : [[column, old, now]];
+    return old === null || now === null || old === now ? [] : [[column, old, now]];
   });
+}
+
+/**
+ * How a stored booking's new copy counts: `updated` when a value changed or its view's JSON replaced
+ * an earlier copy; `unchanged` for the first copy of a view (the feed's summary of a booking a list
+ * read stored) that changes no value, so a sync after a backfill does not report the backfill's rows
+ * as updated.
+ */
+export function countOfUpdate(storedJson: string | null, changes: number): "updated" | "unchanged" {
+  return storedJson === null && changes === 0 ? "unchanged" : "updated";
 }
 
 /**
@@ -63,8 +77,9 @@ export function changeRecorder(db: Database.Database, runId: () => number | null
     values: readonly Param[],
     offset: number,
     at: string,
-  ): void => {
-    for (const [column, old, now] of changedColumns(tracked, before, values, offset))
-      insert.run(id, column, old, now, at, runId());
+  ): number => {
+    const changes = changedColumns(tracked, before, values, offset);
+    for (const [column, old, now] of changes) insert.run(id, column, old, now, at, runId());
+    return changes.length;
   };
 }

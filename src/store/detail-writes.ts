@@ -12,10 +12,12 @@ import {
   childValues,
   DETAIL_COLUMNS,
   ITEM_COLUMNS,
+  keyedBookings,
   PACKAGE_COLUMNS,
   type Param,
   pushDetailValues,
   pushSummaryValues,
+  quarantined,
   SUMMARY_COLUMNS,
   sameRecordJson,
 } from "./rows.js";
@@ -26,7 +28,7 @@ export type DetailWrite = Extract<PageWrite, { source: "list" }>;
 
 /** A booking of `DetailRows`: its `bookings` values and its children's. */
 export interface DetailRow {
-  /** `_id`, booking type, the summary then the detail columns in `COLUMNS` order, raw JSON. */
+  /** `_id`, booking type, the summary then the detail columns in `COLUMNS` order, raw JSON, problems. */
   values: Param[];
   /** `booking_packages` rows, in `PACKAGE_COLUMNS` order. */
   packages: Param[][];
@@ -51,24 +53,32 @@ const TYPE = 1;
 const FIRST_COLUMN = 2;
 const REMOTE_UPDATED_AT = FIRST_COLUMN + COLUMNS.indexOf("remote_updated_at");
 const JSON_TEXT = FIRST_COLUMN + COLUMNS.length;
+const PROBLEMS = JSON_TEXT + 1;
 
 const marks = (n: number) => Array.from({ length: n }, () => "?").join(", ");
 
 /** The values a page binds; with a `personal` policy, its personal fields replaced as in `toFeedRows`. */
 export function toDetailRows(page: DetailWrite, personal?: PersonalData): DetailRows {
-  const rows = page.records.map(({ id, createdAt, record }): DetailRow => {
-    const values: Param[] = [id, bookingTypeOf(record.type)];
-    pushSummaryValues(values, createdAt, record);
-    pushDetailValues(values, createdAt, record);
+  const rows = keyedBookings(page.records, page.rejects).map((b): DetailRow => {
+    const values: Param[] = [b.id, bookingTypeOf(b.record.type)];
+    pushSummaryValues(values, b.createdAt, b.record);
+    pushDetailValues(values, b.createdAt, b.record);
     if (personal) {
       personal.protectColumns(values, FIRST_COLUMN);
-      values.push(personal.recordJson(record));
-    } else values.push(JSON.stringify(record));
-    return { values, ...childValues(id, record) };
+      values.push(personal.recordJson(b.raw));
+    } else values.push(JSON.stringify(b.raw));
+    values.push(b.problems);
+    return { values, ...childValues(b.id, b.record) };
   });
   const { syncedAt, listedBy, progress } = page;
-  const rejects = personal ? page.rejects.map(personal.protectReject) : page.rejects;
-  return { rows, rejects, syncedAt, listedBy: listedBy ?? null, progress };
+  const rejects = quarantined(page.rejects);
+  return {
+    rows,
+    rejects: personal ? rejects.map(personal.protectReject) : rejects,
+    syncedAt,
+    listedBy: listedBy ?? null,
+    progress,
+  };
 }
 
 /** Prepares the detail statements; the writer runs inside the caller's transaction. */
@@ -79,9 +89,9 @@ export function detailWriter(
 ): (part: DetailRows) => UpsertCounts {
   // summary_json stays null: it holds only what the feed served, and the feed has not served this one yet.
   const insert = db.prepare(`
-    INSERT INTO bookings (id, booking_type, ${COLUMNS.join(", ")}, detail_json, detail_synced_at,
-      listed_by_run, first_seen_at, summary_synced_at)
-    VALUES (?, ?, ${marks(COLUMNS.length)}, ?, ?, ?, ?, ?)
+    INSERT INTO bookings (id, booking_type, ${COLUMNS.join(", ")}, detail_json, detail_problems,
+      detail_synced_at, listed_by_run, first_seen_at, summary_synced_at)
+    VALUES (?, ?, ${marks(COLUMNS.length)}, ?, ?, ?, ?, ?, ?)
     ON CONFLICT (id) DO NOTHING`);
   const select = db.prepare<
     [string],
@@ -92,7 +102,7 @@ export function detailWriter(
   );
   const update = db.prepare(`
     UPDATE bookings SET ${COLUMNS.map((c) => `${c} = ?`).join(", ")},
-      booking_type = coalesce(?, booking_type), detail_json = ?, detail_synced_at = ?,
+      booking_type = coalesce(?, booking_type), detail_json = ?, detail_problems = ?, detail_synced_at = ?,
       listed_by_run = coalesce(?, listed_by_run), missing_since = NULL
     WHERE id = ?`);
   // Unchanged or stale rows were still served: not missing. Details just confirmed current leave the
@@ -135,7 +145,15 @@ export function detailWriter(
       touch.run({ id, listedBy, syncedAt });
       return "unchanged";
     }
-    update.run(values.slice(FIRST_COLUMN, JSON_TEXT), values[TYPE], json, syncedAt, listedBy, id);
+    update.run(
+      values.slice(FIRST_COLUMN, JSON_TEXT),
+      values[TYPE],
+      json,
+      values[PROBLEMS],
+      syncedAt,
+      listedBy,
+      id,
+    );
     recordChanges(id, TRACKED, stored, values, FIRST_COLUMN, syncedAt);
     deleteItems.run(id);
     deletePackages.run(id);

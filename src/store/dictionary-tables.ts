@@ -33,7 +33,7 @@ const bookings = {
       source: `${full("type")}, or the \`bookingType\` of a type-scoped feed stream (\`feed:IN\`, \`feed:LC\`)`,
     },
     created_at: {
-      meaning: `When the booking was created, ${UTC}: the order the walks follow.`,
+      meaning: `When the booking was created, ${UTC}: the order the walks follow. NULL when the source served no real time (see \`summary_problems\`).`,
       source: `${both("createdAt")}, converted to UTC`,
     },
     booking_date: {
@@ -153,6 +153,17 @@ const bookings = {
     missing_since: {
       meaning: `When \`reconcile\` found the source no longer serves the booking, ${UTC}; NULL while served, cleared if it returns.`,
       source: "Worker (`reconcile`)",
+    },
+    summary_problems: {
+      meaning:
+        "What was wrong with the feed's record, `; `-separated, one `path: problem` each (a field that failed its " +
+        "check and is NULL in its column, a value over 64 KiB or a record over 1 MiB kept as a marker in " +
+        "`summary_json`, a `createdAt` that is no real time); NULL when nothing was.",
+      source: "Worker, from the summary-view record",
+    },
+    detail_problems: {
+      meaning: "As `summary_problems`, for the list's full record; NULL when nothing was.",
+      source: "Worker, from the full-view record",
     },
   },
 };

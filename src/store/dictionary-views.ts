@@ -79,6 +79,12 @@ const bookingsView = {
     first_seen_at: bookings("first_seen_at"),
     summary_synced_at: bookings("summary_synced_at"),
     detail_synced_at: bookings("detail_synced_at"),
+    problems: {
+      meaning:
+        "What was wrong with the booking as the source served it (`summary_problems`, then `detail_problems`); " +
+        "NULL for a clean booking. `WHERE problems IS NOT NULL` lists the bookings to look at.",
+      source: "Derived from `summary_problems` and `detail_problems`",
+    },
   },
 };
 

@@ -5,9 +5,16 @@
  */
 import type Database from "better-sqlite3";
 import type { PageWrite, Progress, Reject, UpsertCounts } from "../sync/ports.js";
-import { type changeRecorder, trackedIn } from "./changes.js";
+import { type changeRecorder, countOfUpdate, trackedIn } from "./changes.js";
 import type { PersonalData } from "./personal-data.js";
-import { type Param, pushSummaryValues, SUMMARY_COLUMNS, sameRecordJson } from "./rows.js";
+import {
+  keyedBookings,
+  type Param,
+  pushSummaryValues,
+  quarantined,
+  SUMMARY_COLUMNS,
+  sameRecordJson,
+} from "./rows.js";
 import type { StateWriter } from "./state.js";
 
 /** A page of the feed. */
@@ -15,7 +22,7 @@ export type FeedWrite = Extract<PageWrite, { source: "feed" }>;
 
 /** A feed page as the values SQLite binds. */
 export interface FeedRows {
-  /** One per booking: `_id`, booking type, the summary columns in `SUMMARY_COLUMNS` order, JSON. */
+  /** One per booking: `_id`, booking type, the summary columns in `SUMMARY_COLUMNS` order, JSON, problems. */
   rows: Param[][];
   rejects: Reject[];
   progress: Progress | undefined;
@@ -27,6 +34,7 @@ const ID = 0;
 const TYPE = 1;
 const FIRST_COLUMN = 2;
 const JSON_TEXT = FIRST_COLUMN + SUMMARY_COLUMNS.length;
+const PROBLEMS = JSON_TEXT + 1;
 
 const columns = SUMMARY_COLUMNS.join(", ");
 const marks = SUMMARY_COLUMNS.map(() => "?").join(", ");
@@ -46,17 +54,23 @@ const TRACKED = trackedIn(SUMMARY_COLUMNS);
 /** The values a page binds; a `personal` policy replaces personal fields in columns, JSON and rejects. */
 export function toFeedRows(page: FeedWrite, personal?: PersonalData): FeedRows {
   const bookingType = page.bookingType ?? null;
-  const rows = page.records.map((b) => {
+  const rows = keyedBookings(page.records, page.rejects).map((b) => {
     const row: Param[] = [b.id, bookingType];
     pushSummaryValues(row, b.createdAt, b.record);
     if (personal) {
       personal.protectColumns(row, FIRST_COLUMN);
-      row.push(personal.recordJson(b.record));
-    } else row.push(JSON.stringify(b.record));
+      row.push(personal.recordJson(b.raw));
+    } else row.push(JSON.stringify(b.raw));
+    row.push(b.problems);
     return row;
   });
-  const rejects = personal ? page.rejects.map(personal.protectReject) : page.rejects;
-  return { rows, rejects, progress: page.progress, syncedAt: page.syncedAt };
+  const rejects = quarantined(page.rejects);
+  return {
+    rows,
+    rejects: personal ? rejects.map(personal.protectReject) : rejects,
+    progress: page.progress,
+    syncedAt: page.syncedAt,
+  };
 }
 
 /** Counts with nothing in them yet. */
@@ -71,8 +85,9 @@ export function feedWriter(
   recordChanges: ReturnType<typeof changeRecorder>,
 ): (part: FeedRows) => UpsertCounts {
   const insert = db.prepare(`
-    INSERT INTO bookings (id, booking_type, ${columns}, summary_json, first_seen_at, summary_synced_at)
-    VALUES (?, ?, ${marks}, ?, ?, ?)
+    INSERT INTO bookings (id, booking_type, ${columns}, summary_json, summary_problems, first_seen_at,
+      summary_synced_at)
+    VALUES (?, ?, ${marks}, ?, ?, ?, ?)
     ON CONFLICT (id) DO NOTHING`);
   const select = db.prepare<[string], Stored>(
     `SELECT summary_json AS json, booking_type AS bookingType, missing_since AS missingSince,
@@ -81,7 +96,7 @@ export function feedWriter(
   const update = db.prepare(`
     UPDATE bookings SET ${assignments},
       booking_type = coalesce(?, booking_type),
-      summary_json = ?, summary_synced_at = ?, missing_since = NULL
+      summary_json = ?, summary_problems = ?, summary_synced_at = ?, missing_since = NULL
     WHERE id = ?`);
   // Unchanged rows: still learn the booking type from a type-scoped stream and that the booking is back.
   const touch = db.prepare(
@@ -101,9 +116,8 @@ export function feedWriter(
       if (stored.missingSince !== null || learnsType) touch.run(bookingType, id);
       return "unchanged";
     }
-    update.run(row.slice(FIRST_COLUMN, JSON_TEXT), bookingType, json, syncedAt, id);
-    recordChanges(id, TRACKED, stored, row, FIRST_COLUMN, syncedAt);
-    return "updated";
+    update.run(row.slice(FIRST_COLUMN, JSON_TEXT), bookingType, json, row[PROBLEMS], syncedAt, id);
+    return countOfUpdate(stored.json, recordChanges(id, TRACKED, stored, row, FIRST_COLUMN, syncedAt));
   };
 
   return (part) => {

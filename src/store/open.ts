@@ -18,12 +18,13 @@ import { createDatabaseFile, DEFAULT_DB_MODE } from "./file-modes.js";
 import type { PersonalData } from "./personal-data.js";
 import { applyPragmas, BUSY_TIMEOUT_MS, emptyWal } from "./pragmas.js";
 import { reads } from "./reads.js";
-import { unlistedMarker, unlistedTimes } from "./reconcile-writes.js";
+import { unlistedCounter, unlistedMarker, unlistedTimes } from "./reconcile-writes.js";
 import { runs } from "./runs.js";
 import * as schema from "./schema.js";
 import { sqliteSnapshot } from "./snapshot.js";
 import { stateWriter } from "./state.js";
 import { readCheckpoints, readStatus } from "./status.js";
+import { workerSnapshot } from "./status-worker.js";
 import type { Store } from "./store.js";
 import { takeWriterLease } from "./writer-lease.js";
 
@@ -73,6 +74,10 @@ function migrateStore(
   logger?: Logger,
 ): void {
   const before = appliedMigrations(db);
+  // A migration that rebuilds `bookings` drops the old table: with foreign keys on, that would
+  // cascade to every booking's packages, items and changes. Drizzle migrates in one transaction,
+  // where the migration's own PRAGMA is ignored, so keys are off around it and checked after.
+  db.pragma("foreign_keys = OFF");
   try {
     migrate(orm, { migrationsFolder: MIGRATIONS });
   } catch (err) {
@@ -80,8 +85,12 @@ function migrateStore(
     // at once can both try the first migration; the loser's retry sees it applied and does nothing.
     logger?.debug({ err }, "migration attempt failed; retrying once");
     migrate(orm, { migrationsFolder: MIGRATIONS });
+  } finally {
+    db.pragma("foreign_keys = ON");
   }
   const applied = appliedMigrations(db) - before;
+  const broken = applied > 0 ? (db.pragma("foreign_key_check") as unknown[]).length : 0;
+  if (broken > 0) throw new Error(`migration left ${broken} rows without their booking`);
   if (applied > 0) logger?.info({ applied, total: before + applied }, "database migrated");
 }
 
@@ -131,10 +140,13 @@ function assemble(
   const detail = lazy(() => detailWriter(db, state(), changes()));
   const unlisted = lazy(() => unlistedMarker(db));
   const unlistedAt = lazy(() => unlistedTimes(db));
+  const unlistedCount = lazy(() => unlistedCounter(db));
   const run = lazy(() => runs(db, orm));
   const read = lazy(() => reads(db, orm));
   // A read-only store's own connection never writes; a writer's status reads go to the keeper.
   const snapshot = sqliteSnapshot(keeper ?? db, path);
+  // The page's scans, off the event loop: a thread started at the first view (status-worker.ts).
+  const pageSnapshot = workerSnapshot(path);
   /**
    * Any write but a page's commits the saved pages first, so the mirror's order is the core's; after
    * a loss it is refused, as it would build on pages that are not there (reconcile's marks).
@@ -153,6 +165,7 @@ function assemble(
     path,
     close: () => {
       if (!db.open) return;
+      void pageSnapshot.close();
       try {
         // A loss here costs only a re-read: those pages' progress is lost with them.
         try {
@@ -171,6 +184,7 @@ function assemble(
         : pages.page(() => detail()(toDetailRows(page, personalData))),
     markUnlisted: afterPages((scope) => unlisted()(scope)),
     unlistedTimes: (scope, limit) => unlistedAt()(scope, limit),
+    countUnlisted: (scope) => unlistedCount()(scope),
     readStream: (stream) => read().readStream(stream),
     readProgress: <T>(stream: string) => read().readProgress<T>(stream),
     countBookings: (filter) => read().countBookings(filter),
@@ -196,7 +210,7 @@ function assemble(
     recentRuns: (n) => run().recentRuns(n),
     readStatus: (at) => snapshot((r) => readStatus(r, at)),
     readCheckpoints: () => snapshot(readCheckpoints),
-    readStatusPage: (at) => snapshot((r) => readStatusPage(r, at)),
+    readStatusPage: (at) => pageSnapshot((r) => readStatusPage(r, at)),
     takeWriterLease: (o) => takeWriterLease(store, o),
   };
   return store;

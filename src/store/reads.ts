@@ -38,9 +38,11 @@ export function reads(db: Database.Database, orm: BetterSQLite3Database<typeof s
   const needing = db.prepare<[number], { id: string; createdAt: string }>(`
     SELECT id, created_at AS createdAt FROM bookings
     WHERE (detail_synced_at IS NULL OR summary_synced_at > detail_synced_at) AND missing_since IS NULL
+      AND created_at IS NOT NULL
     ORDER BY created_at DESC LIMIT ?`);
-  const accounted = db.prepare<[string], { n: number }>(
-    "SELECT count(*) AS n FROM bookings WHERE missing_since IS NULL AND created_at >= ?",
+  // Without a time, every booking counts, those kept without a valid `createdAt` too.
+  const accounted = db.prepare<[{ since: string }], { n: number }>(
+    "SELECT count(*) AS n FROM bookings WHERE missing_since IS NULL AND (@since = '' OR created_at >= @since)",
   );
   const absent = db.prepare<[string], string>(`
     SELECT value FROM json_each(?)
@@ -72,7 +74,7 @@ export function reads(db: Database.Database, orm: BetterSQLite3Database<typeof s
       return needing.all(limit);
     },
     countAccounted(since) {
-      return (accounted.get(since ?? "") as { n: number }).n;
+      return (accounted.get({ since: since ?? "" }) as { n: number }).n;
     },
     absentIds(ids) {
       return ids.length === 0 ? [] : absent.pluck().all(JSON.stringify(ids));

@@ -2,9 +2,11 @@
  * Maps validated records to the positional values the statements bind. Each column is listed once,
  * with how it is read, so the statements' column lists and the values cannot drift apart.
  */
+
+import { problemText } from "../api/response.js";
 import type { FullBooking, SummaryBooking } from "../api/schemas.js";
 import { readSourceTime } from "../api/times.js";
-import type { BookingType } from "../sync/ports.js";
+import type { BookingType, Checked, Reject } from "../sync/ports.js";
 
 /** A value SQLite binds: booleans are stored as 0/1 and absent values as null. */
 export type Param = string | number | null;
@@ -12,7 +14,7 @@ export type Param = string | number | null;
 type Source = SummaryBooking | FullBooking;
 
 /** A column and how its value is read from a validated record. */
-type Field<R> = readonly [column: string, read: (r: R, createdAt: string) => Param];
+type Field<R> = readonly [column: string, read: (r: R, createdAt: string | null) => Param];
 
 /** The summary columns of `bookings`, read from a record of either view. */
 const SUMMARY_FIELDS: ReadonlyArray<Field<Source>> = [
@@ -88,12 +90,12 @@ export function isoOrNull(s: string | null | undefined): string | null {
 }
 
 /** The summary columns as positional values, in `SUMMARY_COLUMNS` order, appended to `out`. */
-export function pushSummaryValues(out: Param[], createdAt: string, r: Source): void {
+export function pushSummaryValues(out: Param[], createdAt: string | null, r: Source): void {
   for (const [, read] of SUMMARY_FIELDS) out.push(read(r, createdAt));
 }
 
 /** The detail-only columns as positional values, in `DETAIL_COLUMNS` order, appended to `out`. */
-export function pushDetailValues(out: Param[], createdAt: string, r: FullBooking): void {
+export function pushDetailValues(out: Param[], createdAt: string | null, r: FullBooking): void {
   for (const [, read] of DETAIL_FIELDS) out.push(read(r, createdAt));
 }
 
@@ -109,6 +111,44 @@ export function sameRecordJson(stored: string | null, json: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** A booking of a page as the writers store it. */
+export interface KeyedBooking<T> {
+  id: string;
+  createdAt: string | null;
+  record: T;
+  raw: unknown;
+  problems: string | null;
+}
+
+/**
+ * The bookings of a page as the writers store them: each steering record, then each reject that is
+ * still a booking (a usable `_id`; no valid `createdAt`, so `created_at` is NULL). `problems` is the
+ * note kept beside the row, null when nothing was wrong.
+ */
+export function keyedBookings<T>(
+  records: ReadonlyArray<Extract<Checked<T>, { ok: true }>>,
+  rejects: readonly Reject[],
+): KeyedBooking<T>[] {
+  const out = records.map(
+    (r): KeyedBooking<T> => ({
+      id: r.id,
+      createdAt: r.createdAt,
+      record: r.record,
+      raw: r.raw,
+      problems: r.problems.length > 0 ? problemText(r.problems) : null,
+    }),
+  );
+  for (const r of rejects)
+    if (r.booking !== undefined && r.id !== null)
+      out.push({ id: r.id, createdAt: null, record: r.booking as T, raw: r.raw, problems: r.reason });
+  return out;
+}
+
+/** The rejects that cannot be bookings: quarantined in `rejected_records` alone. */
+export function quarantined(rejects: readonly Reject[]): Reject[] {
+  return rejects.filter((r) => r.booking === undefined || r.id === null);
 }
 
 /** The booking type a full record states, when it is one the mirror knows. */

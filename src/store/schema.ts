@@ -15,7 +15,8 @@ export const bookings = sqliteTable(
     sourcePlatform: text("source_platform"),
     /** IN or LC when known: from the full record's `type`, or from a type-scoped feed stream. */
     bookingType: text("booking_type"),
-    createdAt: text("created_at").notNull(),
+    /** NULL when the source served no valid `createdAt` (noted in `summary_problems`). */
+    createdAt: text("created_at"),
     bookingDate: text("booking_date"),
     paid: integer("paid", { mode: "boolean" }),
     bookingState: integer("booking_state"),
@@ -73,6 +74,10 @@ export const bookings = sqliteTable(
     listedByRun: integer("listed_by_run"),
     /** Set by reconcile when the source no longer serves the booking; rows are never deleted. */
     missingSince: text("missing_since"),
+    /** What was wrong with the summary as served (a field failing its check, a value over a cap); NULL when nothing. */
+    summaryProblems: text("summary_problems"),
+    /** What was wrong with the full record as served; NULL when nothing. */
+    detailProblems: text("detail_problems"),
   },
   (t) => [
     index("bookings_created_at_idx").on(t.createdAt),

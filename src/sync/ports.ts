@@ -4,7 +4,11 @@ import type { Anchor } from "./feed/window.js";
 
 export type BookingType = "IN" | "LC";
 
-/** A record of a page after validation: either usable, or to be quarantined with its reason. */
+/**
+ * A record of a page after validation. `ok` records steer the walk; a reject steers nothing, and is
+ * still a booking (`booking` set) when it has a usable `_id`: only what cannot be a booking is
+ * quarantined alone.
+ */
 export type Checked<T> =
   | {
       ok: true;
@@ -13,24 +17,31 @@ export type Checked<T> =
       createdAt: string;
       /** `createdAt` at its full precision, UTC with nine fraction digits: what steers the walk. */
       at: string;
-      /** The record as received, every field kept; the fields the mirror reads are checked. */
+      /** What the typed columns read: the record with each field that failed its check left out. */
       record: T;
+      /** The record as received, every field kept, values past a bound replaced by markers (api/bounds.ts). */
+      raw: unknown;
+      /** What was wrong with it, one line a field; empty for almost every record. */
+      problems: readonly string[];
     }
   | {
       ok: false;
-      /** `_id` if the raw record had a usable one. */
+      /** `_id` if the raw record had one. */
       id: string | null;
       /** `createdAt` (UTC, milliseconds) if the raw record had a valid one; stored, never steers the walk. */
       createdAt: string | null;
       reason: string;
+      /** The record as received, bounded as for `ok` records. */
       raw: unknown;
+      /** Set when the record is still a booking (a usable `_id`): what its typed columns read. */
+      booking?: T | undefined;
     };
 
 /** A valid summary of a feed page. */
 export type SummaryRecord = Extract<Checked<SummaryBooking>, { ok: true }>;
 /** A valid full record of a list page. */
 export type FullRecord = Extract<Checked<FullBooking>, { ok: true }>;
-/** A record that failed validation, quarantined in `rejected_records`. */
+/** A record that cannot steer the walk: stored as a booking when it has `booking`, else quarantined. */
 export type Reject = Extract<Checked<unknown>, { ok: false }>;
 
 /** One answer of fetch-recent-bookings. */
@@ -221,6 +232,8 @@ export interface SyncStore {
   markUnlisted(scope: UnlistedScope): Awaitable<number>;
   /** The distinct createdAt of the bookings `markUnlisted` would mark, newest first, at most `limit`. */
   unlistedTimes(scope: UnlistedScope, limit: number): Awaitable<string[]>;
+  /** How many bookings `markUnlisted` would mark now (`unlisted`), of how many in scope it judges (`judged`). */
+  countUnlisted(scope: UnlistedScope): Awaitable<{ unlisted: number; judged: number }>;
   /** Records the start of a run; returns its id. */
   startRun(run: RunStart): Awaitable<number>;
   /** Records how a run ended, once everything saved before it is durable. */

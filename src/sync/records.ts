@@ -1,7 +1,10 @@
-/** A page's records as the store takes them: the valid ones, and the rejects to quarantine (logged). */
+/** A page's records as the store takes them: the ones that steer, and the rejects (logged). */
 import type { Checked, Logger, Reject } from "./ports.js";
 
-/** The valid records of a page and its rejects, each logged with where it came from. */
+/**
+ * The steering records of a page and its rejects, each record with problems logged with where it
+ * came from: a reject with a usable `_id` is still stored as a booking, the rest are quarantined.
+ */
 export function splitRecords<T>(
   page: readonly Checked<T>[],
   logger: Logger,
@@ -10,10 +13,15 @@ export function splitRecords<T>(
   const records: Array<Extract<Checked<T>, { ok: true }>> = [];
   const rejects: Reject[] = [];
   for (const r of page) {
-    if (r.ok) records.push(r as Extract<Checked<T>, { ok: true }>);
-    else {
+    if (r.ok) {
+      records.push(r as Extract<Checked<T>, { ok: true }>);
+      if (r.problems.length > 0)
+        logger.warn({ ...where, id: r.id, problems: r.problems.slice(0, 3) }, "booking stored with problems");
+    } else {
       rejects.push(r);
-      logger.warn({ ...where, id: r.id, reason: r.reason }, "record rejected and quarantined");
+      const what =
+        r.booking !== undefined ? "booking stored with problems; it steers nothing" : "record quarantined";
+      logger.warn({ ...where, id: r.id, reason: r.reason }, what);
     }
   }
   return { records, rejects };

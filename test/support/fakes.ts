@@ -51,6 +51,8 @@ function checked(b: SourceBooking): Checked<SummaryBooking> {
     createdAt,
     at: instantOf(createdAt),
     record: raw as unknown as SummaryBooking,
+    raw,
+    problems: [],
   };
 }
 

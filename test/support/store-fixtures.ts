@@ -123,13 +123,27 @@ export function fullRaw(i: number, overrides: Record<string, unknown> = {}): Rec
 /** A validated summary, as the API client hands it to the core. */
 export function okSummary(raw: Record<string, unknown>): Ok<SummaryBooking> {
   const record = summaryBookingSchema.parse(raw);
-  return { ok: true, id: record._id, ...times(record.createdAt), record: raw as SummaryBooking };
+  return {
+    ok: true,
+    id: record._id,
+    ...times(record.createdAt),
+    record: raw as SummaryBooking,
+    raw,
+    problems: [],
+  };
 }
 
 /** A validated full record. */
 export function okFull(raw: Record<string, unknown>): Ok<FullBooking> {
   const record = fullBookingSchema.parse(raw);
-  return { ok: true, id: record._id, ...times(record.createdAt), record: raw as FullBooking };
+  return {
+    ok: true,
+    id: record._id,
+    ...times(record.createdAt),
+    record: raw as FullBooking,
+    raw,
+    problems: [],
+  };
 }
 
 function times(text: string): { createdAt: string; at: string } {

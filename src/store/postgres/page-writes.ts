@@ -5,7 +5,7 @@
  * repeats the stale-write guard for any other session's write.
  */
 import type { UpsertCounts } from "../../sync/ports.js";
-import { trackedIn } from "../changes.js";
+import { countOfUpdate, trackedIn } from "../changes.js";
 import type { DetailRow, DetailRows } from "../detail-writes.js";
 import { type FeedRows, noCounts } from "../feed-writes.js";
 import {
@@ -29,13 +29,14 @@ type Stored = Record<string, unknown> & { json: string | null };
 const FEED_TRACKED = trackedIn(SUMMARY_COLUMNS);
 const FEED_JSON = FIRST + SUMMARY_COLUMNS.length;
 const FEED_INSERT = `INSERT INTO bookings (id, booking_type, ${SUMMARY_COLUMNS.join(", ")}, summary_json,
-  first_seen_at, summary_synced_at)`;
+  summary_problems, first_seen_at, summary_synced_at)`;
 // The summary view carries no sender email (contract 2.6): keep the one the full view gave.
 const FEED_CONFLICT = `ON CONFLICT (id) DO UPDATE SET ${SUMMARY_COLUMNS.map((c) =>
   c === "sender_email" ? `${c} = coalesce(excluded.${c}, bookings.${c})` : `${c} = excluded.${c}`,
 ).join(", ")},
   booking_type = coalesce(excluded.booking_type, bookings.booking_type),
-  summary_json = excluded.summary_json, summary_synced_at = excluded.summary_synced_at, missing_since = NULL`;
+  summary_json = excluded.summary_json, summary_problems = excluded.summary_problems,
+  summary_synced_at = excluded.summary_synced_at, missing_since = NULL`;
 
 /** Stores a feed page with its rejects and progress; counts as the SQLite writer does. */
 export async function writeFeedPage(
@@ -60,8 +61,9 @@ export async function writeFeedPage(
       if (before.missingSince !== null || learnsType) touched.add(id);
       continue;
     }
-    if (before) changes.push(...changedFields(id, FEED_TRACKED, before, row, FIRST, part.syncedAt));
-    counts[before ? "updated" : "inserted"]++;
+    const changed = before ? changedFields(id, FEED_TRACKED, before, row, FIRST, part.syncedAt) : [];
+    changes.push(...changed);
+    counts[before ? countOfUpdate(before.json, changed.length) : "inserted"]++;
     upserts.set(id, row);
     stored.set(id, { ...after, bookingType: row[TYPE] ?? before?.bookingType ?? null });
   }
@@ -87,10 +89,10 @@ const DETAIL_JSON = FIRST + DETAIL_ALL.length;
 const REMOTE = FIRST + DETAIL_ALL.indexOf("remote_updated_at");
 // summary_json stays null for a new row: it holds only what the feed served.
 const DETAIL_INSERT = `INSERT INTO bookings (id, booking_type, ${DETAIL_ALL.join(", ")}, detail_json,
-  detail_synced_at, listed_by_run, first_seen_at, summary_synced_at)`;
+  detail_problems, detail_synced_at, listed_by_run, first_seen_at, summary_synced_at)`;
 const DETAIL_CONFLICT = `ON CONFLICT (id) DO UPDATE SET ${DETAIL_ALL.map((c) => `${c} = excluded.${c}`).join(", ")},
   booking_type = coalesce(excluded.booking_type, bookings.booking_type), detail_json = excluded.detail_json,
-  detail_synced_at = excluded.detail_synced_at,
+  detail_problems = excluded.detail_problems, detail_synced_at = excluded.detail_synced_at,
   listed_by_run = coalesce(excluded.listed_by_run, bookings.listed_by_run), missing_since = NULL
   WHERE bookings.remote_updated_at IS NULL OR excluded.remote_updated_at IS NULL
     OR bookings.remote_updated_at <= excluded.remote_updated_at`;

@@ -35,7 +35,8 @@ export const bookings = pgTable(
     searchId: text("search_id"),
     sourcePlatform: text("source_platform"),
     bookingType: text("booking_type"),
-    createdAt: text("created_at").notNull(),
+    /** NULL when the source served no valid `createdAt` (noted in `summary_problems`). */
+    createdAt: text("created_at"),
     bookingDate: text("booking_date"),
     /** 0 or 1. */
     paid: integer("paid"),
@@ -89,6 +90,10 @@ export const bookings = pgTable(
     sourceBranch: text("source_branch"),
     listedByRun: integer("listed_by_run"),
     missingSince: text("missing_since"),
+    /** What was wrong with the summary as served (a field failing its check, a value over a cap); NULL when nothing. */
+    summaryProblems: text("summary_problems"),
+    /** What was wrong with the full record as served; NULL when nothing. */
+    detailProblems: text("detail_problems"),
   },
   (t) => [
     index("bookings_created_at_idx").on(t.createdAt),
