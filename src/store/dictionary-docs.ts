@@ -9,6 +9,8 @@ import { type ColumnEntry, DICTIONARY, type Dictionary, type RelationEntry } fro
 
 /** Datasette names a database after its file: the default `./data/bookings.db` is `bookings`. */
 export const DATASETTE_DATABASE = "bookings";
+/** The names the metadata describes: the default mirror's and `npm run demo`'s `./data/demo.db`. */
+export const DATASETTE_DATABASES: readonly string[] = [DATASETTE_DATABASE, "demo"];
 
 const INTRO = `# The mirror's schema
 
@@ -87,7 +89,10 @@ const plain = (text: string) => text.replaceAll("`", "");
 const columnText = (c: ColumnEntry) =>
   plain(`${c.meaning} Source: ${c.source.replace(/^(Derived|Worker|The)\b/, (w) => w.toLowerCase())}.`);
 
-/** Datasette's metadata (`datasette bookings.db --metadata docs/datasette-metadata.json`), as JSON text. */
+/**
+ * Datasette's metadata (`datasette data/demo.db --metadata docs/datasette-metadata.json`), as JSON
+ * text: the same descriptions under each name of `DATASETTE_DATABASES`, so either file opens described.
+ */
 export function datasetteMetadata(dictionary: Dictionary = DICTIONARY): string {
   const relations = { ...dictionary.views, ...dictionary.tables };
   const tables = Object.fromEntries(
@@ -104,7 +109,8 @@ export function datasetteMetadata(dictionary: Dictionary = DICTIONARY): string {
     description: "The booking-sync mirror of the partner's bookings. Start with the views ending in _v.",
     tables,
   };
-  return `${JSON.stringify({ databases: { [DATASETTE_DATABASE]: database } }, null, 2)}\n`;
+  const databases = Object.fromEntries(DATASETTE_DATABASES.map((name) => [name, database]));
+  return `${JSON.stringify({ databases }, null, 2)}\n`;
 }
 
 /** The generated files, by path from the repository's root. */
