@@ -25,7 +25,7 @@ export function buildProgram(): Command {
     .addHelpText(
       "after",
       `\n${describeEnvironment()}\n\nExit codes: 0 ok, 1 the work failed, 2 bad usage or config.\n` +
-        "Try: npm run demo   (syncs the bundled simulator into ./data/demo.db)",
+        "Try: booking-sync simulate   (serves the bundled simulator and prints the command that syncs it)",
     );
   registerSync(program);
   registerRun(program);

@@ -97,7 +97,9 @@ export function loadConfig({
 export function requireApi(config: Config): Config & { apiBaseUrl: string; apiToken: string } {
   if (!config.apiBaseUrl) {
     throw new ConfigError("BOOKING_API_BASE_URL is not set", {
-      hint: "set BOOKING_API_BASE_URL=https://host/api/v2 (or --base-url), or try `npm run demo` for the simulator",
+      hint:
+        "set BOOKING_API_BASE_URL=https://host/api/v2 (or --base-url), or try the bundled simulator: " +
+        "`booking-sync simulate` prints the command that syncs it",
     });
   }
   if (!config.apiToken) {
