@@ -116,7 +116,11 @@ describe("a signal during a command that writes", () => {
       expect(r.stderr.trimEnd().split("\n").at(-1)).toBe(`booking-sync: stopped; ${next}`);
       expect(r.stdout).toMatch(new RegExp(`^${command} ABORTED `));
       expect(r.stdout + r.stderr).not.toContain("request aborted");
-      expect(h.store.lastRun(command)).toMatchObject({ status: "aborted" });
+      // The run is recorded as stopped and why, not as the request the stop cut short.
+      expect(h.store.lastRun(command)).toMatchObject({
+        status: "aborted",
+        error: `stopped: received ${signal}`,
+      });
     },
   );
 });

@@ -61,6 +61,9 @@ export async function recordRun<C extends RunCounters>(
     error = coerceError(failure);
     status = deps.signal.aborted && isAbortError(failure) ? "aborted" : "failed";
   }
+  // A stop is recorded with why it was asked for ("received SIGINT"), not the request it cut short.
+  const recorded =
+    status === "aborted" ? new Error(`stopped: ${stopReason(deps.signal)}`, { cause: error }) : error;
   const finished = clock.now();
   const checkpointAfter = (await spec.checkpointAfter?.()) ?? null;
   await store.finishRun(runId, {
@@ -68,8 +71,8 @@ export async function recordRun<C extends RunCounters>(
     status,
     finishedAt: finished.toISOString(),
     checkpointAfter,
-    error: error?.message ?? null,
-    ...spec.finish?.({ status, error }),
+    error: recorded?.message ?? null,
+    ...spec.finish?.({ status, error: recorded }),
   });
   return {
     runId,
@@ -80,4 +83,10 @@ export async function recordRun<C extends RunCounters>(
     finishedAt: finished.toISOString(),
     durationMs: finished.getTime() - started.getTime(),
   };
+}
+
+/** Why the work was asked to stop, in the words of whoever aborted it. */
+function stopReason(signal: AbortSignal): string {
+  const reason: unknown = signal.reason;
+  return reason instanceof Error ? reason.message : typeof reason === "string" ? reason : "asked to stop";
 }
