@@ -24,37 +24,73 @@ export interface Bounded {
   problems: string[];
 }
 
-type Container = Record<string, unknown> | unknown[];
-
-interface Frame {
-  /** The value as received. */
-  from: Container;
-  /** Its copy, made only once something below it is replaced. */
-  copy: Container | null;
-  parent: Frame | null;
-  key: string | number;
-  depth: number;
-  path: string;
+interface Walk {
+  /** Characters of JSON, roughly: keys, strings and punctuation; exact bytes are taken only near the cap. */
+  size: number;
+  problems: string[];
+  /** The keys from the record down to the value being visited, joined only for a problem. */
+  keys: Array<string | number>;
 }
 
-const isContainer = (v: unknown): v is Container => typeof v === "object" && v !== null;
+const isContainer = (v: unknown): v is object => typeof v === "object" && v !== null;
 
 function marker(reason: Marker["$omitted"]["reason"], cap: number, bytes?: number): Marker {
   return { $omitted: bytes === undefined ? { reason, cap } : { reason, bytes, cap } };
 }
 
-/** Replaces `frame.from[key]` in the frame's copy, copying the frame and its ancestors on first use. */
-function replace(frame: Frame, key: string | number, value: unknown): void {
-  if (frame.copy === null) {
-    frame.copy = Array.isArray(frame.from) ? [...frame.from] : { ...frame.from };
-    if (frame.parent) replace(frame.parent, frame.key, frame.copy);
-  }
-  (frame.copy as Record<string | number, unknown>)[key] = value;
-}
-
 /** Bytes a string takes in UTF-8: exact only when it could matter. */
 function utf8Bytes(s: string, cap: number): number {
   return s.length * 3 <= cap ? s.length : Buffer.byteLength(s);
+}
+
+/**
+ * `value` within the bounds: itself when nothing in it passes one (almost always), else a copy with
+ * markers. Recursion stops at `MAX_DEPTH`, so the stack it takes is bounded too.
+ */
+function visit(value: unknown, depth: number, walk: Walk): unknown {
+  if (typeof value === "string") {
+    const bytes = utf8Bytes(value, MAX_VALUE_BYTES);
+    if (bytes <= MAX_VALUE_BYTES) {
+      walk.size += bytes + 2;
+      return value;
+    }
+    walk.problems.push(
+      `${walk.keys.join(".")}: ${bytes} bytes, over the ${MAX_VALUE_BYTES}-byte cap for a value`,
+    );
+    walk.size += 64;
+    return marker("value", MAX_VALUE_BYTES, bytes);
+  }
+  if (!isContainer(value)) {
+    walk.size += 8;
+    return value;
+  }
+  if (depth > MAX_DEPTH) {
+    walk.problems.push(`${walk.keys.join(".")}: nested deeper than ${MAX_DEPTH} levels`);
+    walk.size += 64;
+    return marker("depth", MAX_DEPTH);
+  }
+  if (Array.isArray(value)) {
+    let copy: unknown[] | null = null;
+    for (let i = 0; i < value.length; i++) {
+      walk.keys.push(i);
+      const out = visit(value[i], depth + 1, walk);
+      walk.keys.pop();
+      walk.size += 1;
+      if (out !== value[i]) (copy ??= value.slice())[i] = out;
+    }
+    return copy ?? value;
+  }
+  const record = value as Record<string, unknown>;
+  let copy: Record<string, unknown> | null = null;
+  for (const key in record) {
+    if (!Object.hasOwn(record, key)) continue;
+    walk.keys.push(key);
+    const out = visit(record[key], depth + 1, walk);
+    walk.keys.pop();
+    walk.size += key.length + 4;
+    if (out !== record[key]) (copy ??= { ...record })[key] = out;
+  }
+  return copy ?? value;
 }
 
 /**
@@ -64,41 +100,13 @@ function utf8Bytes(s: string, cap: number): number {
  */
 export function boundRecord(raw: unknown): Bounded {
   if (!isContainer(raw)) return { value: raw, problems: [] };
-  const problems: string[] = [];
-  const root: Frame = { from: raw, copy: null, parent: null, key: "", depth: 1, path: "" };
-  const stack: Frame[] = [root];
-  // Characters of JSON, roughly: keys, strings and punctuation; exact bytes are taken only near the cap.
-  let size = 2;
-  while (stack.length > 0) {
-    const frame = stack.pop() as Frame;
-    const entries: Array<[string | number, unknown]> = Array.isArray(frame.from)
-      ? frame.from.map((v, i) => [i, v])
-      : Object.entries(frame.from);
-    for (const [key, value] of entries) {
-      const path = frame.path === "" ? String(key) : `${frame.path}.${key}`;
-      size += typeof key === "string" ? key.length + 4 : 1;
-      if (typeof value === "string") {
-        const bytes = utf8Bytes(value, MAX_VALUE_BYTES);
-        if (bytes > MAX_VALUE_BYTES) {
-          replace(frame, key, marker("value", MAX_VALUE_BYTES, bytes));
-          problems.push(`${path}: ${bytes} bytes, over the ${MAX_VALUE_BYTES}-byte cap for a value`);
-          size += 64;
-        } else size += bytes + 2;
-      } else if (isContainer(value)) {
-        if (frame.depth >= MAX_DEPTH) {
-          replace(frame, key, marker("depth", MAX_DEPTH));
-          problems.push(`${path}: nested deeper than ${MAX_DEPTH} levels`);
-          size += 64;
-        } else stack.push({ from: value, copy: null, parent: frame, key, depth: frame.depth + 1, path });
-      } else size += 8;
-    }
-  }
-  const value = root.copy ?? raw;
-  if (size * 3 > MAX_RECORD_BYTES) {
+  const walk: Walk = { size: 2, problems: [], keys: [] };
+  const value = visit(raw, 1, walk);
+  if (walk.size * 3 > MAX_RECORD_BYTES) {
     const bytes = Buffer.byteLength(JSON.stringify(value) ?? "");
     if (bytes > MAX_RECORD_BYTES) return oversizedRecord(value, bytes);
   }
-  return { value, problems };
+  return { value, problems: walk.problems };
 }
 
 /** A record over the record cap: what keys and places it, and a marker with its size. */
