@@ -76,7 +76,10 @@ function visit(value: unknown, depth: number, walk: Walk): unknown {
       const out = visit(value[i], depth + 1, walk);
       walk.keys.pop();
       walk.size += 1;
-      if (out !== value[i]) (copy ??= value.slice())[i] = out;
+      if (out !== value[i]) {
+        copy ??= value.slice();
+        copy[i] = out;
+      }
     }
     return copy ?? value;
   }
@@ -88,7 +91,10 @@ function visit(value: unknown, depth: number, walk: Walk): unknown {
     const out = visit(record[key], depth + 1, walk);
     walk.keys.pop();
     walk.size += key.length + 4;
-    if (out !== record[key]) (copy ??= { ...record })[key] = out;
+    if (out !== record[key]) {
+      copy ??= { ...record };
+      copy[key] = out;
+    }
   }
   return copy ?? value;
 }
