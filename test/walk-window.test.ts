@@ -174,9 +174,48 @@ describe("nextStep", () => {
       },
     ],
     [
-      "a full page of records without a valid time cannot move the walk",
+      "a full page of records without a valid time cannot move the walk (asked once more first)",
       { count: 3, records: [], hasMore: true },
-      { kind: "refuse", retry: false, message: "the feed answered 3 records and none has a valid createdAt" },
+      { kind: "refuse", retry: true, message: "the feed answered 3 records and none it can steer by" },
+    ],
+    [
+      "asked twice, a page that claims more with nothing to steer by is an end only the list can confirm",
+      { count: 3, records: [], hasMore: true, again: true, upTo: T(4), rejectReason: "_id: missing" },
+      {
+        kind: "end-unconfirmed",
+        upTo: T(4),
+        message: "the feed answered 3 records and none it can steer by (_id: missing)",
+      },
+    ],
+    [
+      "asked twice, an empty page that claims more is an end only the list can confirm (a quirk some sources repeat)",
+      { count: 0, hasMore: true, again: true, upTo: T(4) },
+      {
+        kind: "end-unconfirmed",
+        upTo: T(4),
+        message: "the feed answered an empty page that claims more (hasMore: true)",
+      },
+    ],
+    [
+      "an empty page that claims more where an anchor is owed is no end, however often asked",
+      { count: 0, hasMore: true, again: true, upTo: T(4), anchor: { at: T(4), ids: ["x"] } },
+      {
+        kind: "refuse",
+        retry: true,
+        message: "the feed answered an empty page that claims more (hasMore: true)",
+      },
+    ],
+    [
+      "a page only of rejects that serves the anchor again is no end: the walk starts over",
+      {
+        count: 2,
+        hasMore: true,
+        again: true,
+        upTo: T(4),
+        anchor: { at: T(4), ids: ["x"] },
+        rejectIds: ["x"],
+      },
+      { kind: "refuse", retry: false, message: "the feed answered 2 records and none it can steer by" },
     ],
     [
       "a short page of records without a valid time ends the walk",

@@ -7,6 +7,7 @@ import { runLogFields, zeroCounters } from "./counters.js";
 import { emptyTotals, streamName, syncStream, type WalkOptions, type WalkTotals } from "./feed/walk.js";
 import { type DetailsReport, emptyDetailsReport, fillDetails } from "./list/details.js";
 import { checkDrift, type Drift } from "./list/drift.js";
+import { confirmFeedEnd } from "./list/feed-end.js";
 import { type RepairReport, repairMirror } from "./list/repair.js";
 import { readTieRun, type TieWindow } from "./list/ties.js";
 import type { BookingType, SyncDeps } from "./ports.js";
@@ -53,9 +54,7 @@ export async function runSync(deps: SyncDeps, options: SyncOptions): Promise<Syn
     counters: totals,
     checkpointAfter: async () => (await store.readStream(stream)).checkpoint,
     finish: ({ error }: { error: Error | undefined }) => ({
-      error: totals.tieOverflows.length
-        ? joinNote(error?.message ?? null, totals.tieOverflows)
-        : (error?.message ?? null),
+      error: runNote(error?.message, totals),
       gapsFound: extra.repair?.gaps,
       repaired: extra.repair?.repaired,
     }),
@@ -94,6 +93,7 @@ function walkOptions(
     onPage: options.onPage,
     readTie: ({ from, to, known }: TieWindow) =>
       readTieRun(deps, { from, to }, { pageSize, bookingType, maxPages: options.tieMaxPages, known }, totals),
+    confirmEnd: (upTo) => confirmFeedEnd(deps, upTo, { pageSize, bookingType }, totals),
   };
 }
 
@@ -169,9 +169,17 @@ async function repairAfter(
   return report;
 }
 
-function joinNote(message: string | null, ties: string[]): string {
-  const note = `feed tie overflow at ${ties.join(", ")}`;
-  return message ? `${message}; ${note}` : note;
+/**
+ * The run's `error` text: why it failed, then what the source did that the run let pass (a tie run it
+ * could not read, a quirk weighed against other evidence), so a successful run with a warning says so.
+ */
+function runNote(message: string | undefined, totals: WalkTotals): string | null {
+  const notes = [
+    message,
+    totals.tieOverflows.length ? `feed tie overflow at ${totals.tieOverflows.join(", ")}` : undefined,
+    ...totals.warnings.map((w) => `warning: ${w}`),
+  ].filter((n) => n !== undefined);
+  return notes.length ? notes.join("; ") : null;
 }
 
 function logRun(logger: SyncDeps["logger"], r: SyncReport): void {
@@ -181,6 +189,7 @@ function logRun(logger: SyncDeps["logger"], r: SyncReport): void {
     checkpoint: r.checkpointAfter,
     ...(r.tiesRead.length ? { tiesRead: r.tiesRead.length } : {}),
     ...(r.tieOverflows.length ? { tieOverflows: r.tieOverflows } : {}),
+    ...(r.warnings.length ? { warnings: r.warnings } : {}),
     ...(r.details
       ? { detailsFound: r.details.found, detailsWanted: r.details.wanted, detailsEnd: r.details.end }
       : {}),

@@ -83,6 +83,16 @@ export interface HostileOptions extends DataOptions {
   precision?: Precision;
   /** The healthy cursor rule; default "exclusive" (`createdAt < cursor`). */
   cursor?: "exclusive" | "inclusive";
+  /** Quirks the source repeats on every request, from the start (not faults: `heal()` keeps them). */
+  quirks?: Quirks;
+}
+
+/** Habits of a real source that are odd but not wrong, on every answer. */
+export interface Quirks {
+  /** The feed says `hasMore: true` and `nextCursor: null` on every page, the last (empty) one too. */
+  claimsMore?: boolean;
+  /** every n-th booking (by generation index, the oldest first) is served without `_id`, in both endpoints, and counted in `pagination.total`. */
+  withoutIdEvery?: number;
 }
 
 export interface HostileServer {
@@ -155,6 +165,7 @@ class Hostile {
   readonly events = new EventEmitter<{ streamed: [StreamLog] }>();
   readonly #precision: Precision;
   readonly #inclusive: boolean;
+  readonly #quirks: Quirks;
   /** The last feed answer: its bookings (for `overlap`) and its bytes (for `repeatPage`). */
   #lastFeed: { rows: HostileBooking[]; body: Buffer } | undefined;
 
@@ -163,6 +174,15 @@ class Hostile {
     this.data = new BookingSet(options);
     this.#precision = options.precision ?? "ms";
     this.#inclusive = options.cursor === "inclusive";
+    this.#quirks = options.quirks ?? {};
+  }
+
+  /** A booking as served: without its `_id` when the `withoutIdEvery` quirk picks it. */
+  #served(b: HostileBooking, record: Record<string, unknown>): Record<string, unknown> {
+    const n = this.#quirks.withoutIdEvery;
+    if (n === undefined || b.index % n !== 0) return record;
+    const { _id: _, ...rest } = record;
+    return rest;
   }
 
   async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
@@ -226,7 +246,7 @@ class Hostile {
     if (fire.has("shuffle")) page = shuffled(page, this.data.seed);
     const zone = !fire.has("noZone");
     const records = page.map((b) =>
-      reported(b.summary, formatTime(b.trueUs, this.#precision, zone), b.trueUs),
+      this.#served(b, reported(b.summary, formatTime(b.trueUs, this.#precision, zone), b.trueUs)),
     );
     this.#misreport(records, page, fire);
     const last = page.at(-1);
@@ -236,6 +256,7 @@ class Hostile {
         ? sent
         : null;
     if (fire.has("badNextCursor")) nextCursor = String(fire.get("badNextCursor")?.value ?? "abc");
+    if (this.#quirks.claimsMore) [nextCursor, hasMore] = [null, true];
     const data = { bookings: RECORDS, nextCursor, hasMore };
     const envelope = { success: true, data, status: 200, message: "Recent bookings fetched" };
     const [head, tail] = around({ ...envelope, timestamp: new Date().toISOString() });
@@ -290,7 +311,9 @@ class Hostile {
     const echo = fire.has("wrongPageEcho") ? Number(fire.get("wrongPageEcho")?.value ?? 1) : asked;
     send(res, 200, {
       success: true,
-      data: rows.map((b) => reported(b.full, formatTime(b.trueUs, this.#precision), b.trueUs)),
+      data: rows.map((b) =>
+        this.#served(b, reported(b.full, formatTime(b.trueUs, this.#precision), b.trueUs)),
+      ),
       pagination: { total: all.length, page: echo, pageSize: size, totalPages: Math.ceil(all.length / size) },
       status: 200,
       message: "Bookings retrieved",

@@ -12,14 +12,23 @@ export interface Request {
   again: boolean;
 }
 
-/** Whether the walk is done, goes on, asks again (once), met a tie run, or must stop (refused). */
+/** The feed served nothing below `upTo` but claims more: the walk's end only if the list shows it. */
+export interface EndUnconfirmed {
+  unconfirmed: string;
+  upTo: string | null;
+}
+
+/**
+ * Whether the walk is done, goes on, asks again (once), met a tie run, reached an end it cannot
+ * confirm itself, or must stop (refused).
+ */
 export function advance(
   progress: WalkProgress,
   request: Request,
   page: FeedPage,
   options: { stream: string; pageSize: number },
   logger: SyncDeps["logger"],
-): "done" | "next" | "again" | TieWindow | { refused: string; restart: boolean } {
+): "done" | "next" | "again" | TieWindow | EndUnconfirmed | { refused: string; restart: boolean } {
   const { step, records } = judge(progress, request, page, options.pageSize);
   const where = { stream: options.stream, cursor: request.cursor ?? null, records: page.records.length };
   if (step.kind === "refuse") {
@@ -30,6 +39,7 @@ export function advance(
     return refusal(progress, request, step, options.stream);
   }
   progress.pages++;
+  if (step.kind === "end-unconfirmed") return { unconfirmed: step.message, upTo: step.upTo };
   // The checkpoint's candidate: a record newer than the one before it on the page is out of place.
   const top = maxOf(
     records.filter((r, i) => i === 0 || (records[i - 1] as Timed).at >= r.at).map((r) => r.at),
@@ -81,6 +91,7 @@ function judge(progress: WalkProgress, request: Request, page: FeedPage, limit: 
     rejectReason,
     hasMore: page.hasMore,
     floor: progress.floor,
+    again: request.again,
   });
   return { step, records };
 }

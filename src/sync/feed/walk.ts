@@ -7,9 +7,10 @@
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { ApiError, coerceError, isAbortError } from "../../errors.js";
 import { countPage, zeroCounters } from "../counters.js";
+import type { EndCheck } from "../list/feed-end.js";
 import type { TieRead, TieWindow } from "../list/ties.js";
 import type { BookingType, RunCounters, SyncDeps, WalkProgress } from "../ports.js";
-import { advance, type Request } from "./advance.js";
+import { advance, type EndUnconfirmed, type Request } from "./advance.js";
 import { pageSaver } from "./save-page.js";
 import { cursorFor, instantOf, millisOf, minOf, shift } from "./window.js";
 
@@ -27,6 +28,11 @@ export interface WalkOptions {
   onPage?: (event: { stream: string; pages: number; records: number; upTo: string | null }) => void;
   /** Reads a tie run the feed cannot page through (ties.ts); without it the run is only reported. */
   readTie?: ((window: TieWindow) => Promise<TieRead>) | undefined;
+  /**
+   * Whether the feed really ends below `upTo` where it serves nothing but claims more (list/feed-end.ts);
+   * without it such a walk fails.
+   */
+  confirmEnd?: ((upTo: string | null) => Promise<EndCheck>) | undefined;
 }
 
 /** Counters of a whole sync, plus the tie runs the feed could not page through. */
@@ -35,10 +41,12 @@ export interface WalkTotals extends RunCounters {
   tieOverflows: string[];
   /** Tie runs the feed could not page through that `readTie` read whole. */
   tiesRead: string[];
+  /** What the source did that the run weighed against other evidence and let pass: one line each. */
+  warnings: string[];
 }
 
 export function emptyTotals(): WalkTotals {
-  return { ...zeroCounters(), tieOverflows: [], tiesRead: [] };
+  return { ...zeroCounters(), tieOverflows: [], tiesRead: [], warnings: [] };
 }
 
 /** The stream's name for a booking-type scope. */
@@ -113,14 +121,16 @@ async function walk(deps: SyncDeps, options: WalkOptions, start: WalkProgress, t
       if (step.restart) await save({ records: [] }, { ...progress });
       throw new Error(step.refused);
     }
-    const done = step === "done";
+    const unconfirmed = typeof step === "object" && "unconfirmed" in step;
+    if (unconfirmed) await settleEnd(step, options, totals, logger);
+    const done = step === "done" || unconfirmed;
     if (!done) {
       current = request(progress.upTo);
       // The client sends a request on a later turn of the event loop: let it go before the save.
       await nextTurn();
     }
     // Before the page is saved: its progress is past the run, so it must not be stored first.
-    if (typeof step === "object") {
+    if (typeof step === "object" && !unconfirmed) {
       const below = await settleTie(step, options, totals, logger);
       // The feed's next page must serve again the booking the list showed below the run.
       if (below) progress.anchor = { at: below.at, ids: [below.id] };
@@ -134,6 +144,27 @@ async function walk(deps: SyncDeps, options: WalkOptions, start: WalkProgress, t
     });
     if (done) return;
   }
+}
+
+/**
+ * An end the feed cannot vouch for (an empty page that claims more): the walk ends there, with a
+ * warning, only when `confirmEnd` shows no booking below it; otherwise it stops, to resume there.
+ */
+async function settleEnd(
+  end: EndUnconfirmed,
+  options: WalkOptions,
+  totals: WalkTotals,
+  logger: SyncDeps["logger"],
+): Promise<void> {
+  const below = end.upTo ?? "the newest booking";
+  const check = options.confirmEnd ? await options.confirmEnd(end.upTo) : undefined;
+  if (!check?.complete)
+    throw new Error(
+      `walk ${options.stream}: ${end.unconfirmed}, asked twice, below ${below}${check ? `, and ${check.why}` : ""}; stopped with the checkpoint unmoved (the next run resumes at ${below})`,
+    );
+  const warning = `${end.unconfirmed} below ${below}, and ${check.why}: taken as the feed's end`;
+  totals.warnings.push(`${options.stream}: ${warning}`);
+  logger.warn({ stream: options.stream, upTo: end.upTo }, warning);
 }
 
 /** Has a tie run read through `readTie`, or reports it as possibly incomplete. */

@@ -39,6 +39,8 @@ export interface PageFacts {
   hasMore: boolean;
   /** The walk stops once a page reaches below this instant; null walks to the end. */
   floor: string | null;
+  /** This page answers a request asked again because the first answer made no sense; default false. */
+  again?: boolean | undefined;
 }
 
 export type Step =
@@ -50,6 +52,11 @@ export type Step =
   | { kind: "fall-back"; upTo: string; anchor: Anchor; missing: Anchor }
   /** A full page only of the milliseconds `from` to `to`: the feed cannot page within them. */
   | { kind: "tie"; from: string; to: string; upTo: string }
+  /**
+   * Asked twice from `upTo` with no anchor owed, the feed served nothing and still claims more: its
+   * end, or bookings it will not serve. One page cannot tell; the list can (walk.ts `confirmEnd`).
+   */
+  | { kind: "end-unconfirmed"; upTo: string | null; message: string }
   /** The source answered something the walk cannot make sense of. */
   | { kind: "refuse"; message: string; retry: boolean };
 
@@ -63,7 +70,7 @@ export function cursorFor(upTo: string | null): string | undefined {
 export function nextStep(f: PageFacts): Step {
   const { records } = f;
   if (f.count === 0 && f.hasMore)
-    return refuse("the feed answered an empty page that claims more (hasMore: true)", true);
+    return unsteered(f, "the feed answered an empty page that claims more (hasMore: true)", true);
   // A page that ends above the anchor (a tie it cannot reach past) can neither confirm nor
   // refute it: the anchor waits for the next page. An empty one refutes it.
   const anchor = f.anchor;
@@ -81,7 +88,7 @@ export function nextStep(f: PageFacts): Step {
   if (records.length === 0) {
     if (short) return { kind: "done", reason: "end" };
     const why = f.rejectReason ? ` (${f.rejectReason})` : "";
-    return refuse(`the feed answered ${f.count} records and none has a valid createdAt${why}`, false);
+    return unsteered(f, `the feed answered ${f.count} records and none it can steer by${why}`, false);
   }
   const last = records[records.length - 1] as Timed;
   const beforeLast = records[records.length - 2];
@@ -108,6 +115,17 @@ export function nextStep(f: PageFacts): Step {
     `the feed answered cursor ${cursorFor(f.upTo)} with ${f.count} records, none older than ${f.upTo} (newest ${maxOf(records.map((r) => r.at))})`,
     true,
   );
+}
+
+/**
+ * A page that claims more but holds nothing to steer by (empty, or only records without a valid
+ * `_id` and `createdAt`). With no anchor owed, asked twice, it may be the feed's end under a quirk
+ * (`hasMore: true` on every page): that is for the list to show. With an anchor owed it is no end.
+ */
+function unsteered(f: PageFacts, message: string, retry: boolean): Step {
+  if (f.anchor !== null) return refuse(message, retry);
+  if (f.again) return { kind: "end-unconfirmed", upTo: f.upTo, message };
+  return refuse(message, true);
 }
 
 function refuse(message: string, retry: boolean): Step {

@@ -5,6 +5,7 @@
  * booking or be the top of the list, or the walk starts again a page higher.
  */
 
+import { createHash } from "node:crypto";
 import type { BookingType, ListPage, RunCounters, SyncDeps, SyncStore } from "../ports.js";
 import type { ListPosition } from "./list-position.js";
 import { saveListPage, type WalkEnd, walkList } from "./list-walk.js";
@@ -116,9 +117,12 @@ async function readPass(
       maxPages: at.pagesLeft,
       judge(page, step) {
         reads++;
-        // A quarantined record without a readable time holds its place in the run all the same.
-        for (const r of page.records)
-          if (r.id !== null && (within(r.createdAt) || (!r.ok && r.createdAt === null))) run.seen.add(r.id);
+        // A quarantined record without a readable time holds its place in the run all the same, and
+        // one without an `_id` too, known by its content.
+        for (const r of page.records) {
+          const key = r.id ?? keyOf(r);
+          if (key !== null && (within(r.createdAt) || (!r.ok && r.createdAt === null))) run.seen.add(key);
+        }
         // By place, not by any one record's date: the newer ones lead the page, the older ones
         // trail it, so a record dated off its place in the middle decides nothing.
         const newerOnes = leading(page, (t) => t > to);
@@ -188,6 +192,20 @@ function firstBelow(
   return { id: r.id, at: r.at };
 }
 
+/**
+ * A record without an `_id`, known by its content so a page that shows it again adds nothing; two
+ * alike count once, which can only make a run look shorter than it is. Null when it cannot be read.
+ */
+function keyOf(r: ListPage["records"][number]): string | null {
+  if (r.ok) return r.id;
+  try {
+    const text = JSON.stringify(r.raw) ?? "";
+    return `\u0000${createHash("sha256").update(text).digest("hex")}`;
+  } catch {
+    return null;
+  }
+}
+
 /** How many records lead the page whose createdAt passes `test`. */
 function leading(page: ListPage, test: (t: string) => boolean): number {
   const k = page.records.findIndex((r) => r.createdAt === null || !test(r.createdAt));
@@ -209,7 +227,7 @@ function trailing(page: ListPage, test: (t: string) => boolean): number {
  * The list position (0-based) of the newest booking created at or before `at`, and the total; null
  * when the list is empty. An unreadable createdAt counts as "at or before", which only moves the start up.
  */
-async function locate(
+export async function locate(
   deps: SyncDeps<unknown>,
   at: string,
   counters: Pick<RunCounters, "pages" | "requests" | "retries">,

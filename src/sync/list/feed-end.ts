@@ -1,0 +1,71 @@
+/**
+ * Whether the feed walk ended where the feed stopped serving. Some sources say `hasMore: true` on
+ * every page, the last (empty) one too: one page cannot tell that from bookings withheld, so the list,
+ * which pages by position, is asked whether it holds a booking (of the stream's type) the walk still owes.
+ */
+import { millisOf } from "../feed/window.js";
+import type { BookingType, ListPage, RunCounters, SyncDeps } from "../ports.js";
+import { isOfType } from "./booking-type.js";
+import { walkList } from "./list-walk.js";
+import { locate } from "./ties.js";
+
+/** The list's verdict on the feed's end: `why` says what showed it, or what may be missing. */
+export interface EndCheck {
+  complete: boolean;
+  why: string;
+}
+
+export interface EndOptions {
+  /** Bookings per list page, 1–100. */
+  pageSize: number;
+  /** The stream's type: the list holds every type, so the others' bookings are no debt. */
+  bookingType?: BookingType | undefined;
+  /** List pages read below the position at most; default 10. */
+  maxPages?: number | undefined;
+}
+
+/**
+ * Looks for a booking the walk still owes: created at or before `upTo` (every booking when null), of
+ * the stream's type, with an `_id` (a record without one can never be a booking). A binary search
+ * finds where such bookings start; pages from there are read until one turns up or the list ends.
+ */
+export async function confirmFeedEnd(
+  deps: SyncDeps<unknown>,
+  upTo: string | null,
+  options: EndOptions,
+  counters: Pick<RunCounters, "pages" | "requests" | "retries">,
+): Promise<EndCheck> {
+  const bound = upTo === null ? null : millisOf(upTo);
+  const where = bound === null ? "at all" : `created at or before ${bound}`;
+  const type = options.bookingType ? ` of type ${options.bookingType}` : "";
+  const found = bound === null ? { position: 0, total: null } : await locate(deps, bound, counters);
+  if (found === null || (found.total !== null && found.position >= found.total))
+    return { complete: true, why: `list-bookings holds no booking ${where}` };
+  const owed = (r: ListPage["records"][number]) =>
+    r.id !== null &&
+    isOfType(r, options.bookingType) &&
+    (bound === null || r.createdAt === null || r.createdAt <= bound);
+  let debt: string | null = null;
+  const { end } = await walkList(
+    deps,
+    {
+      pageSize: options.pageSize,
+      from: { covered: found.position - (found.position % options.pageSize), total: found.total },
+      maxPages: options.maxPages ?? 10,
+      judge(page) {
+        debt = page.records.find(owed)?.id ?? null;
+        return debt !== null;
+      },
+      onPage() {},
+    },
+    counters,
+  );
+  if (debt !== null)
+    return { complete: false, why: `list-bookings holds bookings${type} ${where} (${debt} among them)` };
+  if (end === "limit")
+    return {
+      complete: false,
+      why: `list-bookings holds more than ${options.maxPages ?? 10} pages ${where}, not read to the end`,
+    };
+  return { complete: true, why: `list-bookings holds no booking${type} ${where}` };
+}
