@@ -8,9 +8,10 @@ import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, rmSync } fro
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { openStore } from "../src/store/index.js";
 import { CLI, type CliResult, type Harness, harness, holdWriterLease, runCli } from "./support/harness.js";
+import { type OtherUser, otherUser } from "./support/other-user.js";
 
 let h: Harness | undefined;
 let server: Server | undefined;
@@ -208,23 +209,23 @@ function tempDir(): string {
 }
 
 /**
- * Root is not held back by file modes, so as root the CLI runs as `nobody` (65534); undefined
- * when this process cannot start a child under another uid (then the test is skipped).
+ * Root is not held back by file modes, so as root the CLI runs as `nobody` (65534), from a build
+ * that user can reach (support/other-user.ts); any other user runs it as itself. A string says why
+ * it cannot run as another user here: then these tests are skipped, and their name says why.
  */
-function otherUser(): { uid: number; gid: number } | null | undefined {
-  if (process.getuid?.() !== 0) return null;
-  const probe = spawnSync(process.execPath, ["-e", ""], { uid: 65534, gid: 65534 });
-  return probe.error || probe.status !== 0 ? undefined : { uid: 65534, gid: 65534 };
-}
-const runAs = otherUser();
+const other: OtherUser | string | null =
+  process.getuid?.() === 0 ? otherUser(join(import.meta.dirname, "..")) : null;
+const runAs = typeof other === "string" ? null : other;
+const cannot = typeof other === "string" ? other : undefined;
 
 /** Runs the CLI as `runAs` (or as this user when that is null). */
 function runCliAs(args: string[], env: NodeJS.ProcessEnv): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child: ChildProcess = spawn(process.execPath, [CLI, ...args], {
+    const as = runAs ? { uid: runAs.uid, gid: runAs.gid, cwd: "/" } : {};
+    const child: ChildProcess = spawn(process.execPath, [runAs?.cli ?? CLI, ...args], {
       env,
       stdio: ["ignore", "pipe", "pipe"],
-      ...(runAs ? runAs : {}),
+      ...as,
     });
     let stdout = "";
     let stderr = "";
@@ -235,7 +236,9 @@ function runCliAs(args: string[], env: NodeJS.ProcessEnv): Promise<CliResult> {
   });
 }
 
-describe.skipIf(runAs === undefined)("CLI feedback: a database it cannot write", () => {
+const unwritable = `CLI feedback: a database it cannot write${cannot ? ` (skipped: ${cannot})` : ""}`;
+describe.skipIf(cannot !== undefined)(unwritable, () => {
+  afterAll(() => runAs?.cleanup());
   const uid = runAs ? runAs.uid : (process.getuid?.() ?? 0);
   /** Gives `path` (and a database's -wal and -shm, if there) to the user the CLI runs as. */
   const own = (path: string) => {
