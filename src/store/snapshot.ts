@@ -36,20 +36,8 @@ export type Snapshot = <T>(read: (db: MirrorReader) => Promise<T>) => Promise<T>
  */
 export function sqliteSnapshot(db: Database.Database, path: string): Snapshot {
   const reader: MirrorReader = {
-    all: async <R>(sql: string, params: readonly unknown[] = []) => {
-      // `$n` is `?n` in SQLite; better-sqlite3 binds numbered parameters from an object keyed "1", "2"…
-      const statement = db.prepare(sql.replace(/\$(\d+)/g, "?$1"));
-      const bound = params.length
-        ? statement.bind(Object.fromEntries(params.map((v, i) => [i + 1, v])))
-        : statement;
-      return bound.all() as R[];
-    },
-    database: async () => ({
-      path,
-      bytes: fileBytes(path),
-      walBytes: fileBytes(`${path}-wal`),
-      backend: "sqlite",
-    }),
+    all: async <R>(sql: string, params: readonly unknown[] = []) => sqliteAll<R>(db, sql, params),
+    database: async () => sqliteDatabase(path),
   };
   let tail: Promise<unknown> = Promise.resolve();
   return <T>(read: (db: MirrorReader) => Promise<T>): Promise<T> => {
@@ -65,6 +53,21 @@ export function sqliteSnapshot(db: Database.Database, path: string): Snapshot {
     tail = run.catch(() => {});
     return run;
   };
+}
+
+/** Runs one statement with `$1, $2…` placeholders on `db`, at once. */
+export function sqliteAll<R>(db: Database.Database, sql: string, params: readonly unknown[] = []): R[] {
+  // `$n` is `?n` in SQLite; better-sqlite3 binds numbered parameters from an object keyed "1", "2"…
+  const statement = db.prepare(sql.replace(/\$(\d+)/g, "?$1"));
+  const bound = params.length
+    ? statement.bind(Object.fromEntries(params.map((v, i) => [i + 1, v])))
+    : statement;
+  return bound.all() as R[];
+}
+
+/** The SQLite file at `path` and its -wal, as `MirrorReader.database` reports them. */
+export function sqliteDatabase(path: string): DatabaseStatus {
+  return { path, bytes: fileBytes(path), walBytes: fileBytes(`${path}-wal`), backend: "sqlite" };
 }
 
 function fileBytes(path: string): number {

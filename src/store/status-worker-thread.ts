@@ -1,0 +1,74 @@
+/**
+ * The thread behind `workerSnapshot` (status-worker.ts): its own read-only connection to the mirror,
+ * answering one message at a time, so the status page's scans never run on the daemon's event loop.
+ */
+import { readlinkSync } from "node:fs";
+import { setPriority } from "node:os";
+import { parentPort, workerData } from "node:worker_threads";
+import Database from "better-sqlite3";
+import { BUSY_TIMEOUT_MS, CACHE_KIB } from "./pragmas.js";
+import { sqliteAll } from "./snapshot.js";
+
+/** What the daemon asks: open a read transaction, run a statement in it, or end it. */
+export type ThreadRequest =
+  | { id: number; op: "begin" | "end" }
+  | { id: number; op: "all"; sql: string; params: readonly unknown[] };
+
+/** The answer to the request with the same `id`: its rows, or why it failed. */
+export type ThreadReply =
+  | { id: number; rows: unknown[] }
+  | { id: number; error: { message: string; code?: string | undefined } };
+
+/** What the thread is started with. */
+export interface ThreadData {
+  /** The SQLite file. */
+  path: string;
+}
+
+const port = parentPort;
+if (port) {
+  yieldToTheLoop();
+  const { path } = workerData as ThreadData;
+  let db: Database.Database | undefined;
+  port.on("message", (req: ThreadRequest) => {
+    try {
+      // Opened at the first request, so a failure to open is that request's answer, not a crash.
+      db ??= open(path);
+      port.postMessage({ id: req.id, rows: answer(db, req) } satisfies ThreadReply);
+    } catch (err) {
+      const { message, code } = err as { message?: string; code?: string };
+      port.postMessage({
+        id: req.id,
+        error: { message: message ?? String(err), code },
+      } satisfies ThreadReply);
+    }
+  });
+}
+
+/**
+ * Lowers this thread's priority (Linux: a thread's id names it to setpriority): on a busy core the
+ * scan waits, not the daemon's event loop.
+ */
+function yieldToTheLoop(): void {
+  try {
+    const tid = Number(readlinkSync("/proc/thread-self").split("/").pop());
+    if (tid > 0) setPriority(tid, 10);
+  } catch {
+    // Not Linux, or not allowed: the scan runs at the daemon's priority.
+  }
+}
+
+function open(path: string): Database.Database {
+  const db = new Database(path, { readonly: true, fileMustExist: true });
+  db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  db.pragma(`cache_size = -${CACHE_KIB}`);
+  return db;
+}
+
+function answer(db: Database.Database, req: ThreadRequest): unknown[] {
+  if (req.op === "all") return sqliteAll(db, req.sql, req.params);
+  // Deferred: the snapshot is taken at the first read and holds until COMMIT.
+  if (db.inTransaction) db.exec("COMMIT");
+  if (req.op === "begin") db.exec("BEGIN");
+  return [];
+}
