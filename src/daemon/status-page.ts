@@ -5,9 +5,10 @@
  */
 import { age } from "../cli/status-text.js";
 import type { DailyTotal, StatusPageData } from "../store/daily.js";
-import type { RunStatus, Status, StreamStatus } from "../store/status.js";
+import { failingText, type RunStatus, type Status, type StreamStatus } from "../store/status.js";
 import { barChart } from "./status-chart.js";
-import { html, type Markup, trusted } from "./status-html.js";
+import { STATUS_PAGE_CSS } from "./status-css.js";
+import { html, type Markup } from "./status-html.js";
 
 /** The page's headers: it runs no script, loads nothing, and is never cached. */
 export const STATUS_PAGE_HEADERS: Readonly<Record<string, string>> = {
@@ -20,8 +21,24 @@ export const STATUS_PAGE_HEADERS: Readonly<Record<string, string>> = {
 };
 
 const count = new Intl.NumberFormat("en-US");
-const naira = new Intl.NumberFormat("en-US", { maximumFractionDigits: 0 });
+const whole = new Intl.NumberFormat("en-US", { maximumFractionDigits: 0 });
 const compact = new Intl.NumberFormat("en-US", { notation: "compact", maximumFractionDigits: 1 });
+/** Past this, digits stop meaning anything to a reader (and run to 300 of them): 1.7e+308. */
+const COUNTABLE = 1e15;
+
+/**
+ * NGN without the sign: whole naira, an exponent past `COUNTABLE`, and "overflow" for a sum too large
+ * for a double (SQLite's sum gives Infinity), never "∞" or "NaN".
+ */
+function amount(n: number, digits: Intl.NumberFormat = whole): string {
+  if (!Number.isFinite(n)) return "overflow";
+  return Math.abs(n) < COUNTABLE ? digits.format(n) : n.toExponential(1);
+}
+
+/** "₦12,345", or "overflow" alone. */
+function naira(n: number, digits?: Intl.NumberFormat): string {
+  return Number.isFinite(n) ? `₦${amount(n, digits)}` : amount(n);
+}
 
 /** The whole page for one reading of the mirror. */
 export function renderStatusPage({ status, daily }: StatusPageData): string {
@@ -36,6 +53,7 @@ export function renderStatusPage({ status, daily }: StatusPageData): string {
 <body>
 <main>
 <header><h1>booking-sync</h1><p>The mirror as of <time datetime="${status.at}">${when(status.at)}</time></p></header>
+${failingCard(status)}
 ${figures(status)}
 ${charts(daily)}
 ${streamsSection(status.streams)}
@@ -49,6 +67,16 @@ ${runsSection(status.runs)}
 /** "2025-05-01 12:00:00 UTC" from an ISO 8601 UTC time. */
 function when(iso: string): string {
   return iso.replace("T", " ").replace(/(\.\d+)?Z$/, " UTC");
+}
+
+/**
+ * Above the figures, as wide as the page, only while syncs fail: the cause, which the runs table
+ * further down holds too, must be the first thing a person sees.
+ */
+function failingCard(s: Status): Markup {
+  if (!s.failing) return html``;
+  return html`<section aria-label="Sync failing" class="card failing" data-figure="failing">
+<strong class="bad">Sync failing</strong><p>${failingText(s.failing, when)}</p></section>`;
 }
 
 function ago(seconds: number | null): string {
@@ -110,24 +138,24 @@ function charts(daily: DailyTotal[]): Markup {
   return html`<section aria-labelledby="charts-h"><h2 id="charts-h">Last ${daily.length} days (Lagos time)</h2>
 <div class="charts">
 <figure><figcaption><strong>Bookings per day</strong> · <span data-figure="chart-bookings-total">${count.format(bookings)}</span> in ${daily.length} days</figcaption>
-${barChart({
-  id: "bookings",
-  title: `Bookings per Lagos day, ${first} to ${last}`,
-  bars: daily.map((d) => ({
-    label: d.day,
-    value: d.bookings,
-    text: `${count.format(d.bookings)} bookings`,
-  })),
-  axis: (v) => count.format(v),
-})}
+<div class="plot">${barChart({
+    id: "bookings",
+    title: `Bookings per Lagos day, ${first} to ${last}`,
+    bars: daily.map((d) => ({
+      label: d.day,
+      value: d.bookings,
+      text: `${count.format(d.bookings)} bookings`,
+    })),
+    axis: (v) => count.format(v),
+  })}</div>
 </figure>
-<figure><figcaption><strong>Revenue per day</strong> (sum of total_amount) · ₦<span data-figure="chart-revenue-total">${naira.format(revenue)}</span> in ${daily.length} days</figcaption>
-${barChart({
-  id: "revenue",
-  title: `Revenue (sum of total_amount, NGN) per Lagos day, ${first} to ${last}`,
-  bars: daily.map((d) => ({ label: d.day, value: d.totalAmount, text: `₦${naira.format(d.totalAmount)}` })),
-  axis: (v) => `₦${compact.format(v)}`,
-})}
+<figure><figcaption><strong>Revenue per day</strong> (sum of total_amount) · <span data-figure="chart-revenue-total">${naira(revenue)}</span> in ${daily.length} days</figcaption>
+<div class="plot">${barChart({
+    id: "revenue",
+    title: `Revenue (sum of total_amount, NGN) per Lagos day, ${first} to ${last}`,
+    bars: daily.map((d) => ({ label: d.day, value: d.totalAmount, text: naira(d.totalAmount) })),
+    axis: (v) => naira(v, compact),
+  })}</div>
 </figure>
 </div>
 ${dailyTable(daily)}
@@ -139,7 +167,7 @@ function dailyTable(daily: DailyTotal[]): Markup {
     .reverse()
     .map(
       (d) =>
-        html`<tr><td>${d.day}</td><td class="n">${count.format(d.bookings)}</td><td class="n">${naira.format(d.totalAmount)}</td></tr>`,
+        html`<tr><td>${d.day}</td><td class="n">${count.format(d.bookings)}</td><td class="n">${amount(d.totalAmount)}</td></tr>`,
     );
   return html`<details><summary>Figures per day</summary>
 <table><thead><tr><th>Lagos day</th><th class="n">Bookings</th><th class="n">Revenue (NGN)</th></tr></thead>
@@ -158,7 +186,7 @@ ${
 }
 
 function streamRow(st: StreamStatus): Markup {
-  return html`<tr data-stream="${st.stream}"><td>${st.stream}</td><td>${st.checkpoint === null ? "none yet" : when(st.checkpoint)}</td>
+  return html`<tr data-stream="${st.stream}"><td>${st.stream}</td><td>${st.checkpoint === null ? (st.note ?? "") : when(st.checkpoint)}</td>
 <td>${ago(st.checkpointAgeSeconds)}</td><td>${st.inProgress ? "walk in progress" : ""}</td><td>${when(st.updatedAt)}</td></tr>`;
 }
 
@@ -183,48 +211,3 @@ function runRow(r: RunStatus): Markup {
 <td class="n">${count.format(r.new)}</td><td class="n">${count.format(r.updated)}</td><td class="n">${count.format(r.unchanged)}</td>
 <td class="n">${count.format(r.rejects)}</td></tr>${error}`;
 }
-
-/** Inline (the page loads nothing); light or dark as the reader's system is. */
-const STATUS_PAGE_CSS = trusted(`
-:root { color-scheme: light dark; --fg: #1f2328; --muted: #59636e; --line: #d1d9e0; --card: #f6f8fa;
-  --bar: #2f6fde; --bad: #c0392b; --ok: #1a7f37; }
-@media (prefers-color-scheme: dark) {
-  :root { --fg: #e6edf3; --muted: #9198a1; --line: #3d444d; --card: #151b23; --bar: #4c8dff;
-    --bad: #ff7b72; --ok: #3fb950; }
-}
-* { box-sizing: border-box; }
-body { margin: 0; font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--fg); }
-main { max-width: 1000px; margin: 0 auto; padding: 24px 20px 48px; }
-header { display: flex; flex-wrap: wrap; align-items: baseline; gap: 4px 16px; }
-h1 { font-size: 22px; margin: 0; }
-h2 { font-size: 17px; margin: 32px 0 12px; }
-header p, small, .empty, figcaption, summary { color: var(--muted); }
-header p { margin: 0; }
-.figures { display: grid; grid-template-columns: repeat(auto-fill, minmax(180px, 1fr)); gap: 12px; margin: 20px 0 0; }
-.card { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 12px 14px; }
-.card dt { font-size: 13px; color: var(--muted); }
-.card dd { margin: 0; }
-.card strong { display: block; font-size: 22px; font-weight: 600; font-variant-numeric: tabular-nums; }
-.card small { display: block; font-size: 12.5px; }
-.bad { color: var(--bad); }
-.charts { display: grid; gap: 24px; }
-figure { margin: 0; overflow-x: auto; }
-figcaption { font-size: 13.5px; margin-bottom: 6px; }
-figcaption strong { color: var(--fg); font-weight: 600; }
-svg.chart { display: block; width: 100%; min-width: 480px; height: auto; }
-svg.chart rect { fill: var(--bar); }
-svg.chart text { font-size: 12px; fill: var(--muted); font-variant-numeric: tabular-nums; }
-svg.chart .axis { stroke: var(--muted); }
-svg.chart .grid { stroke: var(--line); stroke-dasharray: 4 4; }
-details { margin-top: 12px; }
-table { border-collapse: collapse; width: 100%; font-size: 13.5px; }
-th, td { text-align: left; padding: 6px 8px; border-bottom: 1px solid var(--line); vertical-align: top; }
-th { font-weight: 600; color: var(--muted); white-space: nowrap; }
-.n { text-align: right; font-variant-numeric: tabular-nums; }
-.scroll { overflow-x: auto; }
-.runs td, .streams td { white-space: nowrap; }
-.runs tr.has-error td { border-bottom: none; padding-bottom: 2px; }
-.runs tr.error td { white-space: pre-wrap; overflow-wrap: anywhere; color: var(--bad); font-size: 12.5px; padding-top: 0; }
-td[data-status="success"] { color: var(--ok); }
-td[data-status="failed"], td[data-status="interrupted"] { color: var(--bad); }
-`);

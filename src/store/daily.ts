@@ -19,7 +19,7 @@ export interface DailyTotal {
   day: string;
   /** Bookings created that day. */
   bookings: number;
-  /** Sum of their `total_amount`, NGN, rounded to the kobo. */
+  /** Sum of their `total_amount`, NGN, rounded to the kobo; Infinity when the sum overflowed a double. */
   totalAmount: number;
 }
 
@@ -56,7 +56,11 @@ export async function readStatusPage(db: MirrorReader, at: Date): Promise<Status
   return { status: await readStatus(db, at), daily: await readDailyTotals(db, DAILY_DAYS, at) };
 }
 
-/** NGN rounded to the kobo; the view's per-group sums already are, so this only drops float noise. */
+/**
+ * NGN rounded to the kobo; the view's per-group sums already are, so this only drops float noise.
+ * Past 2^52 a double holds no fraction, and ×100 could overflow: kept as it is, Infinity included.
+ */
 function toKobo(amount: number | null): number {
-  return Math.round((amount ?? 0) * 100) / 100;
+  const n = amount ?? 0;
+  return Math.abs(n) < 2 ** 52 ? Math.round(n * 100) / 100 : n;
 }

@@ -3,6 +3,7 @@
  * freshness, checkpoints, last runs, rejects and drift, read in one snapshot of either database.
  */
 import type Database from "better-sqlite3";
+import { DETAILS_STREAM } from "../sync/list/details.js";
 import type { DatabaseStatus, MirrorReader } from "./snapshot.js";
 
 /** The mirror's state as of `at`; times are ISO 8601 UTC, ages whole seconds (never negative). */
@@ -20,6 +21,8 @@ export interface Status {
   };
   /** The last successful `sync` run: the mirror is as fresh as its end. */
   lastSuccess: { runId: number; finishedAt: string; ageSeconds: number } | null;
+  /** The `sync` runs that failed since the last success; null when none has. */
+  failing: FailingStatus | null;
   /** One per row of `sync_state`, by stream name. */
   streams: StreamStatus[];
   /** The newest runs of any kind, newest first. */
@@ -36,6 +39,11 @@ export interface StreamStatus {
   checkpoint: string | null;
   /** Seconds from the checkpoint to `at`: how old the newest mirrored booking of the stream is. */
   checkpointAgeSeconds: number | null;
+  /**
+   * Where the stream stands when it has no checkpoint time, in words: "none yet" for a feed walk
+   * that has not finished, how many bookings lack details for the details pass; null otherwise.
+   */
+  note: string | null;
   /** Whether an unfinished walk or pass is stored (the next run resumes it). */
   inProgress: boolean;
   /** When the stream's row last changed. */
@@ -57,6 +65,18 @@ export interface RunStatus {
   unchanged: number;
   rejects: number;
   error: string | null;
+}
+
+/** A run of failed `sync` runs since the last success (or since the first run). */
+export interface FailingStatus {
+  /** When the first of them started. */
+  since: string;
+  /** How many failed, the newest included. */
+  runs: number;
+  /** The newest one's error. */
+  error: string | null;
+  /** How many of the newest of them, in a row, failed with that same error. */
+  sameError: number;
 }
 
 export interface DriftStatus {
@@ -103,7 +123,8 @@ export async function readStatus(db: MirrorReader, now: Date): Promise<Status> {
     database: await db.database(),
     bookings: bookings ?? { total: 0, withDetails: 0, missing: 0 },
     lastSuccess: await lastSuccess(db, now),
-    streams: await streams(db, now),
+    failing: await failing(db),
+    streams: await streams(db, now, bookings ?? { total: 0, withDetails: 0, missing: 0 }),
     runs: await recentRuns(db),
     rejects: rejects?.n ?? 0,
     drift: await drift(db),
@@ -118,7 +139,37 @@ async function lastSuccess(db: MirrorReader, now: Date): Promise<Status["lastSuc
   return row ? { ...row, ageSeconds: ageSeconds(row.finishedAt, now) as number } : null;
 }
 
-async function streams(db: MirrorReader, now: Date): Promise<StreamStatus[]> {
+/**
+ * "failing since <time>: N runs in a row: <error>", with `time` formatting the start; one sentence
+ * for /readyz, the status page and `status`.
+ */
+export function failingText(f: FailingStatus, time: (iso: string) => string = (iso) => iso): string {
+  const error = f.error ?? "no error recorded";
+  if (f.runs === 1) return `the last sync failed at ${time(f.since)}: ${error}`;
+  const same = f.sameError === f.runs ? "" : ` (the last ${f.sameError} with this error)`;
+  return `failing since ${time(f.since)}: ${f.runs} runs in a row${same}: ${error}`;
+}
+
+async function failing(db: MirrorReader): Promise<FailingStatus | null> {
+  const after = `kind = 'sync' AND status = 'failed' AND id > coalesce(
+    (SELECT max(id) FROM sync_runs WHERE kind = 'sync' AND status = 'success'), 0)`;
+  const [newest] = await db.all<{ error: string | null }>(
+    `SELECT error FROM sync_runs WHERE ${after} ORDER BY id DESC LIMIT 1`,
+  );
+  if (!newest) return null;
+  // Compared with '' for NULL, which `<>` would never match.
+  const [row] = await db.all<Omit<FailingStatus, "error">>(
+    `SELECT min(started_at) AS since, count(*) AS runs,
+      (SELECT count(*) FROM sync_runs WHERE ${after} AND id > coalesce(
+        (SELECT max(id) FROM sync_runs WHERE ${after} AND coalesce(error, '') <> $1), 0)) AS "sameError"
+    FROM sync_runs WHERE ${after}`,
+    [newest.error ?? ""],
+  );
+  if (!row) return null;
+  return { since: row.since, runs: Number(row.runs), error: newest.error, sameError: Number(row.sameError) };
+}
+
+async function streams(db: MirrorReader, now: Date, bookings: Status["bookings"]): Promise<StreamStatus[]> {
   // `IS NOT NULL` is 0/1 in SQLite and a boolean in PostgreSQL: read as truthy.
   const rows = await db.all<{
     stream: string;
@@ -132,9 +183,19 @@ async function streams(db: MirrorReader, now: Date): Promise<StreamStatus[]> {
     stream: r.stream,
     checkpoint: r.checkpoint,
     checkpointAgeSeconds: ageSeconds(r.checkpoint, now),
+    note: r.checkpoint === null ? streamNote(r.stream, bookings) : null,
     inProgress: Boolean(r.progress),
     updatedAt: r.updatedAt,
   }));
+}
+
+/** A feed walk's position is a time; the details pass's is how many bookings it has left. */
+function streamNote(stream: string, bookings: Status["bookings"]): string | null {
+  if (stream === DETAILS_STREAM) {
+    const lacking = bookings.total - bookings.withDetails;
+    return lacking === 0 ? "every booking has details" : `${lacking} bookings without details`;
+  }
+  return /^feed(:|$)/.test(stream) ? "none yet" : null;
 }
 
 async function recentRuns(db: MirrorReader): Promise<RunStatus[]> {

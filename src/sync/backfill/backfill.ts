@@ -69,7 +69,7 @@ export async function runBackfill(deps: SyncDeps, options: BackfillOptions = {})
     checkpointAfter: async () => (filtered ? null : (await store.readStream(feed)).checkpoint),
     finish: () => ({ gapsFound: repair?.gaps, repaired: repair?.repaired }),
   } as const;
-  const end = await recordRun(deps, spec, async () => {
+  const end = await recordRun(deps, spec, async (runId) => {
     await start(deps, stream, state, { saved: saved !== null, resumed });
     await readAll(
       deps,
@@ -85,6 +85,9 @@ export async function runBackfill(deps: SyncDeps, options: BackfillOptions = {})
     );
     if (!filtered) {
       if (bookingType === undefined) repair = await repairAfterPass(deps, state, totals);
+      // The pass's list total against the mirror: `status` shows the drift checked, as after a sync.
+      if (bookingType === undefined && state.lastTotal !== null)
+        await store.recordDrift(runId, state.lastTotal, await store.countBookings({ excludeMissing: true }));
       await setFeedCheckpoints(deps, state.startedAt, bookingType === undefined ? FEED_STREAMS : [feed]);
     }
     await saveProgress(deps, stream, null);
