@@ -123,4 +123,72 @@ describe.skipIf(SKIP)("the status page in Chromium", () => {
     // A stop does not wait for the browser's idle connections.
     expect((await daemon.exited).code).toBe(0);
   });
+
+  it("at 390 px: the failure's cause on the first screen, charts open on the newest days, labels readable", {
+    timeout: 120_000,
+  }, async () => {
+    if (!HAVE_CHROMIUM) throw new Error(`no Chromium at ${CHROMIUM}: CI must install it (see .ci/run)`);
+    // The newest booking now, one every 90 minutes: the chart's last days have bookings, its first none.
+    h = await harness({ bookings: 200, spacingMs: 90 * 60_000 });
+    const port = await freePort();
+    daemon = spawnDaemon(h.env({ HTTP_PORT: String(port), SYNC_SCHEDULE: NEVER, TRIGGER_TOKEN }));
+    profile = mkdtempSync(join(tmpdir(), "booking-sync-chromium-"));
+    [browser] = await Promise.all([
+      launchChromium(profile),
+      daemon.waitForLog(finished, "the start-up sync"),
+    ]);
+    // Then a sync the source refuses: the page must say why at once, not 850 px down.
+    h.sim.inject({ kind: "401" }, { path: "feed" });
+    const trigger = await fetch(`http://127.0.0.1:${port}/sync`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${TRIGGER_TOKEN}` },
+    });
+    expect(trigger.status).toBe(202);
+    await daemon.waitForLog((l) => l.status === "failed", "the refused sync");
+
+    const page = await browser.newPage();
+    await page.setViewportSize({ width: 390, height: 844 });
+    const res = await page.goto(`http://127.0.0.1:${port}/`, { waitUntil: "load", timeout: 30_000 });
+    expect(res?.status()).toBe(200);
+    const screenshot = process.env.STATUS_PAGE_SCREENSHOT_NARROW ?? join(profile, "status-page-390.png");
+    await page.screenshot({ path: screenshot, fullPage: true });
+    expect(readFileSync(screenshot).subarray(0, 8)).toEqual(PNG_SIGNATURE);
+
+    const failing = page.locator('[data-figure="failing"]');
+    expect(await failing.textContent()).toMatch(/the last sync failed at .*401/);
+    const box = await failing.boundingBox();
+    expect(box?.y ?? 844, "the failing card's top").toBeLessThan(400);
+    expect((box?.y ?? 0) + (box?.height ?? 844), "its bottom").toBeLessThan(844);
+
+    for (const id of ["bookings", "revenue"]) {
+      const seen = await page.locator(`svg[data-chart="${id}"]`).evaluate((svg) => {
+        const box = (svg.parentElement as HTMLElement).getBoundingClientRect();
+        const inView = (e: Element) => {
+          const r = e.getBoundingClientRect();
+          return r.left >= box.left - 0.5 && r.right <= box.right + 0.5;
+        };
+        const rects = [...svg.querySelectorAll("rect")];
+        const texts = [...svg.querySelectorAll("text")];
+        const scale = (svg as SVGSVGElement).getScreenCTM()?.a ?? 0;
+        return {
+          scrolls: (svg.parentElement as HTMLElement).scrollWidth > box.width,
+          newestInView: inView(rects.at(-1) as Element),
+          oldestInView: inView(rects[0] as Element),
+          drawnInView: rects.filter((r) => inView(r) && r.getBoundingClientRect().height > 0).length,
+          newestLabel: inView(texts.at(-1) as Element) ? texts.at(-1)?.textContent : null,
+          maxLabel: inView(svg.querySelector("text.max") as Element),
+          fontPx: Number.parseFloat(getComputedStyle(texts[0] as Element).fontSize) * scale,
+        };
+      });
+      expect(seen, id).toMatchObject({
+        scrolls: true,
+        newestInView: true,
+        oldestInView: false,
+        maxLabel: true,
+      });
+      expect(seen.newestLabel, id).toMatch(/^\d{4}-\d\d-\d\d$/);
+      expect(seen.drawnInView, id).toBeGreaterThanOrEqual(8);
+      expect(seen.fontPx, id).toBeGreaterThanOrEqual(11);
+    }
+  });
 });

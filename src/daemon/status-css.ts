@@ -24,8 +24,8 @@ header p { margin: 0; }
 .card strong { display: block; font-size: 22px; font-weight: 600; font-variant-numeric: tabular-nums; }
 .card small { display: block; font-size: 12.5px; }
 .bad { color: var(--bad); }
-.charts { display: grid; gap: 24px; }
-figure { margin: 0; }
+.charts { display: grid; grid-template-columns: minmax(0, 1fr); gap: 24px; }
+figure { margin: 0; min-width: 0; }
 .failing { margin: 20px 0 0; border-color: var(--bad); }
 .failing strong { font-size: 17px; }
 .failing p { margin: 4px 0 0; white-space: pre-wrap; overflow-wrap: anywhere; }
