@@ -135,6 +135,19 @@ describe("a quirk the source repeats on every run", () => {
     expect(keyed.filter((b) => !readMirror(dbPath).live.has(b.id))).toEqual([]);
   }, 120_000);
 
+  it("one record over the response-body cap on every request: it costs only itself, every run", async () => {
+    const quirks = { hugeIndex: 700, hugeBytes: 3 * 1024 * 1024 };
+    const { server, dbPath, cli } = await world({ quirks }, { SYNC_MAX_RESPONSE_MB: "1" });
+    const huge = server.data.newestFirst().find((b) => b.index === 700)?.id;
+    for (const command of ["sync", "sync", "reconcile", "backfill"]) {
+      const r = await cli(command);
+      expect(r.code, `${command}\n${tail(r)}`).toBe(0);
+      expectComplete(server, dbPath, r);
+      expect(r.stderr, command).not.toMatch(/response body over/);
+    }
+    expect(readMirror(dbPath).live.has(huge as string)).toBe(true);
+  }, 120_000);
+
   it("still fails where bookings may be missing: empty pages that claim more from mid-walk on", async () => {
     const { server, dbPath, cli } = await world({ quirks: { claimsMore: true } });
     server.setFault("emptyPage", { page: 4, persistent: true });

@@ -13,6 +13,8 @@ import { type AttemptLogger, type ObserveCtx, observe, type RequestEvent, report
 import { sameOriginOnly } from "./redirects.js";
 import { type Endpoint, parseFeed, parseList, type Verdict } from "./response.js";
 import { type RetryPolicy, withRetry } from "./retry.js";
+import { BodyOverCap, feedInSmallerPages, listInSmallerPages } from "./smaller-pages.js";
+import { feedStandIn, listStandIn } from "./stand-in.js";
 
 export type { RequestEvent } from "./observe.js";
 export type { Endpoint } from "./response.js";
@@ -40,7 +42,10 @@ export interface ApiClientOptions {
   logger?: AttemptLogger | undefined;
   /** User-Agent header (default `booking-sync/<package version>`). */
   userAgent?: string | undefined;
-  /** Largest response body read, bytes (default `DEFAULT_MAX_BODY_BYTES`); a larger one fails unretried. */
+  /**
+   * Largest response body read, bytes (default `DEFAULT_MAX_BODY_BYTES`); a larger page is read again
+   * in smaller pages, and a record larger on its own becomes a stand-in of its start and size.
+   */
   maxBodyBytes?: number | undefined;
 }
 
@@ -93,12 +98,15 @@ async function waitForPause(ctx: Ctx, signal: AbortSignal | undefined): Promise<
     await sleep(ms, undefined, signal ? { signal } : {});
 }
 
-/** A body over the cap; not retryable, as another attempt would download as much again. */
+/**
+ * A body over the cap; not retried as it is, as another attempt would download as much again: the
+ * page is read again in smaller pages instead (smaller-pages.ts).
+ */
 function bodyTooLarge(ctx: Ctx, endpoint: Endpoint): ApiError {
   const mb = Math.round((ctx.maxBodyBytes / 1024 / 1024) * 100) / 100;
   return new ApiError(
     `${endpoint}: response body over ${mb} MB (SYNC_MAX_RESPONSE_MB); the source sent a larger page than it should`,
-    { retryable: false },
+    { retryable: false, cause: new BodyOverCap() },
   );
 }
 
@@ -199,7 +207,7 @@ function checkBaseUrl(base: string): string {
 
 /**
  * Builds the partner API client: retries network errors, timeouts, 408, 429, 5xx and unusable 200
- * bodies with backoff; other 4xx and oversized bodies fail at once. Throws ConfigError for a bad `baseUrl`.
+ * bodies with backoff; other 4xx fail at once, and a body over the cap is read again in smaller pages. Throws ConfigError for a bad `baseUrl`.
  */
 export function createApiClient(options: ApiClientOptions): PartnerApi {
   const base = checkBaseUrl(options.baseUrl.replace(/\/+$/, ""));
@@ -230,21 +238,27 @@ export function createApiClient(options: ApiClientOptions): PartnerApi {
   const ctx: Ctx = { base, http, scrub, policy, options, maxBodyBytes, pausedUntil: 0 };
   return {
     fetchRecent(query: FeedQuery, signal?: AbortSignal): Promise<FeedPage> {
-      const searchParams = params({
-        limit: clampInt(query.limit, 1, 100, 10),
-        cursor: query.cursor,
-        bookingType: query.bookingType,
+      const searchParams = (limit: number) =>
+        params({ limit, cursor: query.cursor, bookingType: query.bookingType });
+      return feedInSmallerPages(clampInt(query.limit, 1, 100, 10), {
+        read: (limit) => call(ctx, "fetch-recent-bookings", searchParams(limit), signal, parseFeed),
+        alone: () => feedStandIn(ctx, searchParams(1), signal),
+        logger: options.logger,
       });
-      return call(ctx, "fetch-recent-bookings", searchParams, signal, parseFeed);
     },
 
     listBookings(query: ListQuery, signal?: AbortSignal): Promise<ListPage> {
-      const searchParams = params({
-        page: clampInt(query.page, 1, Number.MAX_SAFE_INTEGER, 1),
-        pageSize: clampInt(query.pageSize, 1, 100, 10),
-        sourcePlatform: query.sourcePlatform,
+      const searchParams = (pageSize: number, page: number) =>
+        params({ page, pageSize, sourcePlatform: query.sourcePlatform });
+      const page = clampInt(query.page, 1, Number.MAX_SAFE_INTEGER, 1);
+      return listInSmallerPages(page, clampInt(query.pageSize, 1, 100, 10), {
+        read: (size, p) => call(ctx, "list-bookings", searchParams(size, p), signal, parseList),
+        alone: (p) =>
+          listStandIn(ctx, searchParams(1, p), signal, () =>
+            call(ctx, "list-bookings", searchParams(1, p > 1 ? p - 1 : p + 1), signal, parseList),
+          ),
+        logger: options.logger,
       });
-      return call(ctx, "list-bookings", searchParams, signal, parseList);
     },
   };
 }

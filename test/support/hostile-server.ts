@@ -33,7 +33,10 @@ import {
   shuffled,
 } from "./hostile-data.js";
 
+import { hugeOn, type Quirks, served } from "./hostile-quirks.js";
+
 export { formatTime, type HostileBooking, type StreamLog, secondsApart } from "./hostile-data.js";
+export type { Quirks } from "./hostile-quirks.js";
 
 const FEED_FAULTS = [
   "impossibleDate", // one record's createdAt is 2026-02-30T10:00:00.000Z (or `value`)
@@ -85,14 +88,6 @@ export interface HostileOptions extends DataOptions {
   cursor?: "exclusive" | "inclusive";
   /** Quirks the source repeats on every request, from the start (not faults: `heal()` keeps them). */
   quirks?: Quirks;
-}
-
-/** Habits of a real source that are odd but not wrong, on every answer. */
-export interface Quirks {
-  /** The feed says `hasMore: true` and `nextCursor: null` on every page, the last (empty) one too. */
-  claimsMore?: boolean;
-  /** every n-th booking (by generation index, the oldest first) is served without `_id`, in both endpoints, and counted in `pagination.total`. */
-  withoutIdEvery?: number;
 }
 
 export interface HostileServer {
@@ -177,14 +172,6 @@ class Hostile {
     this.#quirks = options.quirks ?? {};
   }
 
-  /** A booking as served: without its `_id` when the `withoutIdEvery` quirk picks it. */
-  #served(b: HostileBooking, record: Record<string, unknown>): Record<string, unknown> {
-    const n = this.#quirks.withoutIdEvery;
-    if (n === undefined || b.index % n !== 0) return record;
-    const { _id: _, ...rest } = record;
-    return rest;
-  }
-
   async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const url = new URL(req.url ?? "/", "http://hostile");
     const path = url.pathname;
@@ -197,7 +184,7 @@ class Hostile {
     else if (req.headers.authorization !== `Bearer ${this.token}`)
       send(res, 401, errorBody(401, "Invalid or expired token"));
     else if (endpoint === "feed") await this.#feed(url.searchParams, res);
-    else this.#list(url.searchParams, res);
+    else await this.#list(url.searchParams, res);
   }
 
   /** The faults that fire on this request (counted as fired). */
@@ -246,7 +233,7 @@ class Hostile {
     if (fire.has("shuffle")) page = shuffled(page, this.data.seed);
     const zone = !fire.has("noZone");
     const records = page.map((b) =>
-      this.#served(b, reported(b.summary, formatTime(b.trueUs, this.#precision, zone), b.trueUs)),
+      served(this.#quirks, b, reported(b.summary, formatTime(b.trueUs, this.#precision, zone), b.trueUs)),
     );
     this.#misreport(records, page, fire);
     const last = page.at(-1);
@@ -261,6 +248,12 @@ class Hostile {
     const envelope = { success: true, data, status: 200, message: "Recent bookings fetched" };
     const [head, tail] = around({ ...envelope, timestamp: new Date().toISOString() });
     const texts = records.map((r) => JSON.stringify(r));
+    const quirk = hugeOn(this.#quirks, page);
+    if (quirk) {
+      const pieces = padded(head, texts, quirk.at, tail, quirk.bytes);
+      this.events.emit("streamed", await pump(res, pieces));
+      return;
+    }
     const huge = fire.get("hugeBody") ?? fire.get("hugeRecord");
     if (huge && texts.length > 0) {
       const pieces = fire.has("hugeBody")
@@ -293,7 +286,7 @@ class Hostile {
     }
   }
 
-  #list(query: URLSearchParams, res: http.ServerResponse): void {
+  async #list(query: URLSearchParams, res: http.ServerResponse): Promise<void> {
     const asked = whole(query.get("page") ?? "1", Number.MAX_SAFE_INTEGER);
     const pageSize = whole(query.get("pageSize") ?? "10", 100);
     if (asked === undefined || pageSize === undefined) {
@@ -309,16 +302,22 @@ class Hostile {
     let rows = all.slice((from - 1) * size, from * size);
     if (fire.has("shortPage")) rows = rows.slice(0, fire.get("shortPage")?.count ?? 60);
     const echo = fire.has("wrongPageEcho") ? Number(fire.get("wrongPageEcho")?.value ?? 1) : asked;
-    send(res, 200, {
-      success: true,
-      data: rows.map((b) =>
-        this.#served(b, reported(b.full, formatTime(b.trueUs, this.#precision), b.trueUs)),
-      ),
-      pagination: { total: all.length, page: echo, pageSize: size, totalPages: Math.ceil(all.length / size) },
-      status: 200,
-      message: "Bookings retrieved",
-      timestamp: new Date().toISOString(),
-    });
+    const records = rows.map((b) =>
+      served(this.#quirks, b, reported(b.full, formatTime(b.trueUs, this.#precision), b.trueUs)),
+    );
+    const pagination = {
+      total: all.length,
+      page: echo,
+      pageSize: size,
+      totalPages: Math.ceil(all.length / size),
+    };
+    const envelope = { success: true, data: RECORDS, pagination, status: 200, message: "Bookings retrieved" };
+    const [head, tail] = around({ ...envelope, timestamp: new Date().toISOString() });
+    const texts = records.map((r) => JSON.stringify(r));
+    const quirk = hugeOn(this.#quirks, rows);
+    if (quirk)
+      this.events.emit("streamed", await pump(res, padded(head, texts, quirk.at, tail, quirk.bytes)));
+    else send(res, 200, Buffer.from(`${head}[${texts.join(",")}]${tail}`));
   }
 
   /** The newest booking is deleted and a late one arrives two thirds down the list: the total stays. */

@@ -1,0 +1,211 @@
+/**
+ * A page of one record that is still over the body cap: that record alone is too large. It is
+ * streamed once more to its end (at most `STAND_IN_READ_FACTOR` times the cap), keeping only the
+ * first and last few KB, so memory stays bounded whatever its size; what the page held is then a
+ * stand-in `{ head, bytes }` (response.ts `isOversizedRaw`), which the record checks turn into a
+ * booking with a marker when its `_id` shows. Finding `_id` and `createdAt` in text is a heuristic:
+ * the first match is taken, so a nested `_id` that precedes the record's own would be taken for it.
+ */
+import type { Got } from "got";
+import { ApiError } from "../errors.js";
+import type { FeedPage, ListPage } from "../sync/ports.js";
+import { type Endpoint, parseFeed, parseList, statusLabel, type Verdict } from "./response.js";
+
+/** Bytes kept of each end of the body. */
+const KEEP_BYTES = 4096;
+/** A stand-in's body is read to its end up to this many times the cap (bytes read, never kept). */
+export const STAND_IN_READ_FACTOR = 8;
+
+/** The two ends of a body, and how much of it was read. */
+export interface BodyEnds {
+  head: string;
+  tail: string;
+  /** Bytes read (after decompression). */
+  bytes: number;
+  /** Whether the body was read to its end (the envelope after the record is then in `tail`). */
+  ended: boolean;
+}
+
+/** What reading a stand-in needs from the client. */
+export interface StandInCtx {
+  base: string;
+  http: Got;
+  scrub: (text: string) => string;
+  maxBodyBytes: number;
+}
+
+/** The feed page of one record too large to read (`searchParams` ask for a limit of 1); null if no page. */
+export async function feedStandIn(
+  ctx: StandInCtx,
+  searchParams: Record<string, string>,
+  signal: AbortSignal | undefined,
+): Promise<FeedPage | null> {
+  const ends = await readEnds(ctx, "fetch-recent-bookings", searchParams, signal);
+  if (ends === null) return null;
+  const bookings = [standIn(ends, "bookings")];
+  const json = { success: true, data: { bookings, nextCursor: null, hasMore: hasMoreOf(ends) } };
+  return pageOf("fetch-recent-bookings", parseFeed(json));
+}
+
+/**
+ * The list page of one record too large to read (null if the body is no page). Its pagination follows the record, so when the body
+ * is cut short it is taken from `neighbour`, a page of one next to it, read the ordinary way.
+ */
+export async function listStandIn(
+  ctx: StandInCtx,
+  searchParams: Record<string, string>,
+  signal: AbortSignal | undefined,
+  neighbour: () => Promise<ListPage>,
+): Promise<ListPage | null> {
+  const ends = await readEnds(ctx, "list-bookings", searchParams, signal);
+  if (ends === null) return null;
+  const page = Number(searchParams.page);
+  let attempts = 1;
+  let pagination = paginationOf(ends);
+  if (pagination === undefined) {
+    const next = await neighbour();
+    attempts += next.attempts;
+    pagination = { total: next.total, page, pageSize: 1, totalPages: next.total };
+  }
+  const read = pageOf(
+    "list-bookings",
+    parseList({ success: true, data: [standIn(ends, "data")], pagination }),
+  );
+  return { ...read, attempts };
+}
+
+function pageOf<P>(endpoint: Endpoint, verdict: Verdict<P>): P & { attempts: number } {
+  if (!verdict.ok) throw new ApiError(`${endpoint}: ${verdict.problem}`, { retryable: false });
+  return { ...verdict.page, attempts: 1 };
+}
+
+/** Where a page's records array opens, for each endpoint: a body without it is no page to stand in for. */
+const OPENING: Record<Endpoint, RegExp> = {
+  "fetch-recent-bookings": /"bookings"\s*:\s*\[\s*\{/,
+  "list-bookings": /"data"\s*:\s*\[\s*\{/,
+};
+
+/**
+ * Streams `endpoint`'s answer, keeping its first and last KB. Null when its start shows no records
+ * array (a body over the cap that is no page: nothing to stand in for); throws an ApiError for a
+ * non-2xx answer or a failed read.
+ */
+export async function readEnds(
+  ctx: StandInCtx,
+  endpoint: Endpoint,
+  searchParams: Record<string, string>,
+  signal: AbortSignal | undefined,
+): Promise<BodyEnds | null> {
+  const stream = ctx.http.stream(`${ctx.base}/partner/booking/${endpoint}`, {
+    searchParams,
+    ...(signal ? { signal } : {}),
+  });
+  let status = 0;
+  stream.once("response", (res: { statusCode: number }) => {
+    status = res.statusCode;
+  });
+  const limit = ctx.maxBodyBytes * STAND_IN_READ_FACTOR;
+  let head = Buffer.alloc(0);
+  let tail = Buffer.alloc(0);
+  let bytes = 0;
+  let ended = true;
+  try {
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      if (status < 200 || status >= 300) break;
+      const heading = head.length < KEEP_BYTES;
+      if (heading) head = Buffer.concat([head, chunk.subarray(0, KEEP_BYTES - head.length)]);
+      if (heading && head.length >= KEEP_BYTES && !OPENING[endpoint].test(head.toString("utf8"))) break;
+      tail = Buffer.from(Buffer.concat([tail, chunk.subarray(-KEEP_BYTES)]).subarray(-KEEP_BYTES));
+      bytes += chunk.length;
+      if (bytes > limit) {
+        ended = false;
+        break;
+      }
+    }
+  } catch (err) {
+    if (signal?.aborted) throw err;
+    const message = err instanceof Error ? err.message : String(err);
+    throw new ApiError(ctx.scrub(`${endpoint}: re-reading a record over the body cap: ${message}`), {
+      retryable: true,
+      cause: err,
+    });
+  } finally {
+    stream.destroy();
+  }
+  if (status < 200 || status >= 300)
+    throw new ApiError(`${endpoint}: HTTP ${statusLabel(status)} re-reading a record over the body cap`, {
+      status,
+      retryable: status === 408 || status === 429 || status >= 500,
+    });
+  const text = head.toString("utf8");
+  if (!OPENING[endpoint].test(text)) return null;
+  return { head: text, tail: tail.toString("utf8"), bytes, ended };
+}
+
+/**
+ * The stand-in for the one record of `ends`' page: its text from where the records array (`key`)
+ * opens, then the body's last KB, where an `_id` after a huge field would show.
+ */
+export function standIn(ends: BodyEnds, key: "bookings" | "data"): { head: string; bytes: number } {
+  const open = new RegExp(`"${key}"\\s*:\\s*\\[`).exec(ends.head);
+  const start = open ? open.index + open[0].length : 0;
+  const record = ends.head.slice(start);
+  // The record checks take the first `_id` and `createdAt` in the head; a nested one (an item's
+  // createdAt) can precede the record's own, so those found at the record's top level lead it.
+  const own = topLevel(record);
+  const lead = Object.keys(own).length > 0 ? `${JSON.stringify(own)}\n…\n` : "";
+  const head = `${lead}${record}${ends.bytes > KEEP_BYTES ? `\n…\n${ends.tail}` : ""}`;
+  return { head, bytes: ends.bytes };
+}
+
+/**
+ * The string values of `_id` and `createdAt` at the top level of the record whose text `text` starts
+ * (it may be cut short): a scan that follows strings and nesting, nothing more. Values holding an
+ * escape are left out, as the record checks' patterns leave them out.
+ */
+export function topLevel(text: string): { _id?: string; createdAt?: string } {
+  const out: { _id?: string; createdAt?: string } = {};
+  let depth = 0;
+  let key: string | null = null;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '"') {
+      let end = i + 1;
+      while (end < text.length && text[end] !== '"') end += text[end] === "\\" ? 2 : 1;
+      if (end >= text.length) break;
+      const value = text.slice(i + 1, end);
+      i = end;
+      const colon = /^\s*:/.exec(text.slice(end + 1, end + 16));
+      if (depth === 1 && colon) {
+        key = value;
+        i += colon[0].length;
+      } else {
+        if (depth === 1 && (key === "_id" || key === "createdAt") && !(key in out) && !value.includes("\\"))
+          out[key] = value;
+        key = null;
+      }
+    } else if (c === "{" || c === "[") depth++;
+    else if (c === "}" || c === "]") depth--;
+    else if (c === ",") key = null;
+  }
+  return out;
+}
+
+/** The envelope's `hasMore`, when the body was read to its end; a page cut short claims more. */
+export function hasMoreOf(ends: BodyEnds): boolean {
+  if (!ends.ended) return true;
+  const all = [...ends.tail.matchAll(/"hasMore"\s*:\s*(true|false)/g)];
+  return all.at(-1)?.[1] !== "false";
+}
+
+/** The envelope's `pagination`, when the body was read to its end and shows it; else undefined. */
+export function paginationOf(ends: BodyEnds): unknown {
+  if (!ends.ended) return undefined;
+  const text = [...ends.tail.matchAll(/"pagination"\s*:\s*(\{[^{}]*\})/g)].at(-1)?.[1];
+  if (text === undefined) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
