@@ -8,6 +8,7 @@ import { createLogger } from "./logger.js";
 import { type Mirror, openMirror } from "./store/index.js";
 import { personalDataPolicy } from "./store/personal-data.js";
 import type { Clock, PartnerApi } from "./sync/ports.js";
+import { guardSource } from "./sync/source-guard.js";
 
 export const systemClock: Clock = { now: () => new Date() };
 
@@ -25,7 +26,7 @@ export interface AppOptions {
   onRequest?: (event: RequestEvent) => void;
 }
 
-/** Opens the database (applying migrations) and builds the API client. */
+/** Opens the database (applying migrations) and builds the API client, checked against the mirror's source. */
 export async function openApp(config: Config, options: AppOptions = {}): Promise<App> {
   const { apiBaseUrl, apiToken } = requireApi(config);
   const logger = options.logger ?? createLogger({ level: config.logLevel });
@@ -44,7 +45,7 @@ export async function openApp(config: Config, options: AppOptions = {}): Promise
     personalData,
     mode: Number.parseInt(config.dbMode, 8),
   });
-  const api = createApiClient({
+  const client = createApiClient({
     baseUrl: apiBaseUrl,
     token: apiToken,
     timeoutMs: config.timeoutMs,
@@ -53,5 +54,7 @@ export async function openApp(config: Config, options: AppOptions = {}): Promise
     logger,
     onRequest: options.onRequest,
   });
+  // Every command that reads the API goes through here: none writes another source's bookings.
+  const api = guardSource(client, { store, baseUrl: apiBaseUrl, clock: systemClock, logger });
   return { api, store, clock: systemClock, logger, close: async () => store.close() };
 }

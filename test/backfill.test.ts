@@ -228,10 +228,10 @@ describe("backfill CLI", () => {
     const twin = await startSimulator(data);
     try {
       const second = countListPages(twin);
-      const resumed = await runCli(
-        ["backfill"],
-        h.env({ LOG_LEVEL: "warn", BOOKING_API_BASE_URL: twin.url }),
-      );
+      const env = h.env({ LOG_LEVEL: "warn", BOOKING_API_BASE_URL: twin.url });
+      // Another URL is another source to the mirror until adopted (reads no API).
+      expect((await runCli(["adopt-source"], env)).code).toBe(0);
+      const resumed = await runCli(["backfill"], env);
       expect(resumed.code, resumed.stderr).toBe(0);
       expect(resumed.stdout).toMatch(/^backfill backfill \(resumed\): \d+ new, 0 updated/);
       expect([...second.keys()].filter((p) => done.has(p))).toEqual([]);

@@ -252,6 +252,8 @@ describe("renderStatusPage", () => {
       ],
       rejects: 0,
       drift: null,
+      source: { baseUrl: evil, bookings: [{ id: evil, at: evil }], since: evil },
+      reconcileWithheld: { count: 3, judged: 4, maxPercent: 10, runId: 1, at: evil, since: evil },
     };
     const daily = lagosDays(DAILY_DAYS, AT).map((day) => ({ day, bookings: 0, totalAmount: 0 }));
     const page = renderStatusPage({ status, daily });

@@ -62,7 +62,8 @@ export function reconcileSummary(r: ReconcileReport): string {
   const head = r.status === "success" ? "reconcile" : `reconcile ${r.status.toUpperCase()}`;
   const retries = r.retries ? ` (${r.retries} ${r.retries === 1 ? "retry" : "retries"})` : "";
   const rejects = r.rejected ? `, ${r.rejected} rejected` : "";
-  const missing = r.status === "success" ? `, ${r.missing} newly missing` : ", nothing marked missing";
+  let missing = r.status === "success" ? `, ${r.missing} newly missing` : ", nothing marked missing";
+  if (r.withheld) missing = `, nothing marked missing (${r.withheld.count} withheld)`;
   return printable(
     `${head} ${r.since ? `since ${r.since}` : "all"}: ${r.inserted} new, ${r.updated} updated, ` +
       `${r.unchanged} unchanged${rejects}${missing} · ${plural(r.pages, "page")}, ${plural(r.requests, "request")}${retries}` +

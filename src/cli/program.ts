@@ -2,6 +2,7 @@
 import { Command, CommanderError } from "commander";
 import { describeEnvironment } from "../config/config.js";
 import { PACKAGE_VERSION } from "../version.js";
+import { registerAdoptSource } from "./adopt-source.js";
 import { registerBackfill } from "./backfill.js";
 import { registerLabels } from "./labels.js";
 import { registerMigrate } from "./migrate.js";
@@ -31,6 +32,7 @@ export function buildProgram(): Command {
   registerRun(program);
   registerBackfill(program);
   registerReconcile(program);
+  registerAdoptSource(program);
   registerMigrate(program);
   registerRewritePersonalData(program);
   registerLabels(program);

@@ -1,9 +1,10 @@
 /** `booking-sync reconcile`: re-read a window of list-bookings for changes and missing bookings. */
 import type { Command } from "commander";
 import { ConfigError } from "../errors.js";
-import { runReconcile } from "../sync/list/reconcile.js";
+import { withheldText } from "../sync/list/missing-share.js";
+import { type ReconcileReport, runReconcile } from "../sync/list/reconcile.js";
 import { withApiOptions } from "./options.js";
-import { reconcileSummary } from "./output.js";
+import { EXIT, reconcileSummary } from "./output.js";
 import { progressView } from "./progress.js";
 import { runAsWriter } from "./writer-command.js";
 
@@ -18,6 +19,14 @@ export function registerReconcile(program: Command): void {
     .option(
       "--since <when>",
       "window start: a duration back from now (7d, 24h, 90m) or an ISO 8601 time; default all",
+    )
+    .option(
+      "--max-missing-share <percent>",
+      "most bookings one pass marks missing, percent of those it judges; more are withheld and exit 1 (RECONCILE_MAX_MISSING_SHARE)",
+    )
+    .option(
+      "--apply-missing",
+      "mark every booking the source no longer serves, past the share too: after checking the source",
     )
     .action(async function (this: Command) {
       (this as Command & { exitCode?: number }).exitCode = await reconcileAction(this.optsWithGlobals());
@@ -62,6 +71,8 @@ async function reconcileAction(flags: Record<string, unknown>): Promise<number> 
           pageSize: config.pageSize,
           // SYNC_BOOKING_TYPE: a typed mirror takes no other type (the flag is refused above).
           bookingType: config.bookingType,
+          maxMissingPercent: config.reconcileMaxMissingPercent,
+          applyMissing: flags.applyMissing === true,
           onPage: (e) => {
             const elapsedSec = Math.max(0.001, (app.clock.now().getTime() - startedMs) / 1000);
             view.update({
@@ -73,11 +84,23 @@ async function reconcileAction(flags: Record<string, unknown>): Promise<number> 
         },
       ).finally(() => view.stop());
       process.stdout.write(`${reconcileSummary(report)}\n`);
-      return exit(
+      const code = exit(
         report,
         "nothing was marked missing; the next `booking-sync reconcile` reads its window again",
       );
+      return code === EXIT.ok ? withheldExit(report) : code;
     },
     check,
   );
+}
+
+/** Exit 1, saying what a person must decide, when the pass withheld its missing marks; else 0. */
+function withheldExit(report: ReconcileReport): number {
+  if (report.withheld === null) return EXIT.ok;
+  process.stderr.write(
+    `booking-sync: ${withheldText(report.withheld)}; every change read was saved.\n` +
+      "If the source really stopped serving them, mark them; if it is the wrong source, fix BOOKING_API_BASE_URL or the token.\n" +
+      "Try: booking-sync reconcile --apply-missing\n",
+  );
+  return EXIT.failed;
 }

@@ -2,6 +2,7 @@
 import { printable, printableShort } from "../printable.js";
 import { failingText, type RunStatus, type Status } from "../store/status.js";
 import { seconds } from "./output.js";
+import { sourceLine, withheldLine } from "./source-text.js";
 
 /** Longest error shown in the runs table, its controls escaped; `--json` has it whole and exact. */
 const ERROR_CHARS = 70;
@@ -32,6 +33,8 @@ export function statusText(s: Status): string {
         : "not checked yet",
     ],
     ["rejects", String(s.rejects)],
+    ["source", sourceLine(s.source)],
+    ...(s.reconcileWithheld ? [["reconcile", withheldLine(s.reconcileWithheld)]] : []),
   ];
   const streams = s.streams.map((st) => [
     st.stream,

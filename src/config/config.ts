@@ -45,6 +45,8 @@ export interface Config {
   schedule: string;
   /** Cron expression of the daemon's reconcile passes; off when undefined. */
   reconcileSchedule: string | undefined;
+  /** Most bookings one reconcile marks missing, percent of those it judges (0–100); default 10. */
+  reconcileMaxMissingPercent: number;
   /** Port of the daemon's HTTP endpoint; 0 disables; default 8080. */
   httpPort: number;
   /** Address the HTTP endpoint binds; default 127.0.0.1. */

@@ -1,5 +1,6 @@
 /** Every setting in one table: `loadConfig` validates from it and `--help` prints it, so they agree. */
 import { z } from "zod";
+import { DEFAULT_MAX_MISSING_PERCENT } from "../sync/list/missing-share.js";
 import { bool, choice, cronExpr, exact, httpUrl, int, isExact } from "./values.js";
 
 const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "silent"] as const;
@@ -247,6 +248,21 @@ export const SETTINGS: readonly Setting[] = [
     accepts: "a cron expression, e.g. '0 3 * * *'",
     help: "when `run` reconciles (cron; off when unset)",
     unset: "to turn scheduled reconciles off",
+  },
+  {
+    key: "reconcileMaxMissingPercent",
+    env: "RECONCILE_MAX_MISSING_SHARE",
+    flag: "maxMissingShare",
+    // Percent, with or without its sign: "0.1" is read as 0.1 %, the safer of its two readings.
+    schema: exact(
+      z
+        .union([z.number(), z.string().regex(/^\d{1,3}(\.\d+)?%?$/)])
+        .transform((v) => (typeof v === "number" ? v : Number.parseFloat(v)))
+        .pipe(z.number().min(0).max(100)),
+    ),
+    default: DEFAULT_MAX_MISSING_PERCENT,
+    accepts: "a percentage from 0 to 100, e.g. 10 or 10%",
+    help: "most bookings one reconcile marks missing, percent of those it judges; more wait for --apply-missing",
   },
   {
     key: "httpPort",

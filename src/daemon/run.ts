@@ -13,6 +13,7 @@ import { createMetrics, type Metrics } from "./metrics.js";
 import { createRunner, type Runner } from "./runner.js";
 import { createScheduler, type Scheduler, schedulePeriodSeconds, type Ticker } from "./scheduler.js";
 import { installShutdown, type SignalProcess } from "./shutdown.js";
+import { withheldView } from "./withheld.js";
 
 export interface DaemonOptions {
   /** Default: a logger at `config.logLevel` on stderr. */
@@ -92,14 +93,17 @@ async function assemble(
       detailsMaxPages: config.detailsMaxPages,
     },
     reconcilePageSize: config.pageSize,
+    reconcileMaxMissingPercent: config.reconcileMaxMissingPercent,
     maxAuthRejects: options.maxAuthRejects ?? 3,
     onFatal,
     retry: () => scheduler.trigger(),
   });
+  const withheld = withheldView(app.store, app.logger);
+  await withheld.refresh();
   const scheduler = createScheduler({
     schedule: config.schedule,
     reconcileSchedule: config.reconcileSchedule,
-    runOnce: runner.runOnce,
+    runOnce: withheld.after(runner.runOnce),
     logger: app.logger,
     onSkip: () => metrics.recordSkippedTick(),
     ticker: options.ticker,
@@ -110,7 +114,7 @@ async function assemble(
       : await startHttpServer({
           host: config.httpHost,
           port: config.httpPort,
-          health: { status: (now) => runner.status(health.status(now)) },
+          health: { status: (now) => withheld.annotate(runner.status(health.status(now))) },
           registry: metrics.registry,
           trigger: () => scheduler.trigger(),
           statusPage: () => app.store.readStatusPage(app.clock.now()),

@@ -7,6 +7,7 @@ import { ApiError, findCause } from "../errors.js";
 import type { WriterLease } from "../store/writer-lease.js";
 import { type ReconcileReport, runReconcile } from "../sync/list/reconcile.js";
 import { runSync, type SyncOptions, type SyncReport } from "../sync/run-sync.js";
+import { SourceMismatchError } from "../sync/source.js";
 import { errorText } from "./error-text.js";
 import type { Health, HealthStatus } from "./health.js";
 import type { Metrics } from "./metrics.js";
@@ -20,6 +21,8 @@ export interface RunnerOptions {
   sync: SyncOptions;
   /** Bookings per list-bookings request of a reconcile run, 1–100. */
   reconcilePageSize: number;
+  /** Most bookings a scheduled reconcile marks missing, percent of those it judges; default 10. */
+  reconcileMaxMissingPercent?: number | undefined;
   /** Consecutive runs the API must reject the token on (HTTP 401/403) before `onFatal`. */
   maxAuthRejects: number;
   /** Called once when the daemon must stop by itself; the error says why. Must not await the run. */
@@ -109,6 +112,12 @@ export function createRunner(options: RunnerOptions): Runner {
   };
 
   const noteAuth = (error: unknown): void => {
+    // Another source than the mirror's: no later tick can fix it, and none may write.
+    const refused = findCause(error, SourceMismatchError);
+    if (refused) {
+      options.onFatal(refused);
+      return;
+    }
     const status = findCause(error, ApiError)?.status;
     if (status !== 401 && status !== 403) {
       authRejects = 0;
@@ -161,6 +170,7 @@ export function createRunner(options: RunnerOptions): Runner {
             since: null,
             pageSize: options.reconcilePageSize,
             bookingType: options.sync.bookingType,
+            maxMissingPercent: options.reconcileMaxMissingPercent,
           }),
         );
       }

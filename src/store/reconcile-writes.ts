@@ -5,11 +5,12 @@
 import type Database from "better-sqlite3";
 import type { UnlistedScope } from "../sync/ports.js";
 
-// In scope, not listed by the run, and known to the mirror before the pass began.
-const UNLISTED = `missing_since IS NULL AND listed_by_run IS NOT @runId
-      AND first_seen_at < @startedAt AND created_at < @startedAt
+// What the pass judges: in scope, not marked yet, and known to the mirror before the pass began.
+const JUDGED = `missing_since IS NULL AND first_seen_at < @startedAt AND created_at < @startedAt
       AND (@since IS NULL OR created_at >= @since)
       AND (@platform IS NULL OR source_platform = @platform)`;
+// Of those, the ones the run did not list.
+const UNLISTED = `${JUDGED} AND listed_by_run IS NOT @runId`;
 
 const scopeParams = (s: UnlistedScope) => ({
   runId: s.runId,
@@ -30,4 +31,15 @@ export function unlistedTimes(db: Database.Database): (scope: UnlistedScope, lim
     `SELECT DISTINCT created_at FROM bookings WHERE ${UNLISTED} ORDER BY created_at DESC LIMIT @limit`,
   );
   return (s, limit) => times.pluck().all({ ...scopeParams(s), limit }) as string[];
+}
+
+/** Prepares `countUnlisted`: how many `markUnlisted` would mark, of how many it judges. */
+export function unlistedCounter(
+  db: Database.Database,
+): (scope: UnlistedScope) => { unlisted: number; judged: number } {
+  const count = db.prepare(
+    `SELECT coalesce(sum(listed_by_run IS NOT @runId), 0) AS unlisted, count(*) AS judged
+    FROM bookings WHERE ${JUDGED}`,
+  );
+  return (s) => count.get(scopeParams(s)) as { unlisted: number; judged: number };
 }

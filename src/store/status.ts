@@ -5,6 +5,7 @@
 import type Database from "better-sqlite3";
 import { DETAILS_STREAM } from "../sync/list/details.js";
 import type { DatabaseStatus, MirrorReader } from "./snapshot.js";
+import { RECORD_STREAMS, readSourceState, type SourceState } from "./source-status.js";
 
 /** The mirror's state as of `at`; times are ISO 8601 UTC, ages whole seconds (never negative). */
 export interface Status {
@@ -31,6 +32,10 @@ export interface Status {
   rejects: number;
   /** The newest drift check (a run with `source_total`); null before the first. */
   drift: DriftStatus | null;
+  /** The source the mirror mirrors; null before the first command read it. */
+  source: SourceState["source"];
+  /** Missing marks a reconcile withheld until a person decides; null when none are. */
+  reconcileWithheld: SourceState["reconcileWithheld"];
 }
 
 export interface StreamStatus {
@@ -128,6 +133,7 @@ export async function readStatus(db: MirrorReader, now: Date): Promise<Status> {
     runs: await recentRuns(db),
     rejects: rejects?.n ?? 0,
     drift: await drift(db),
+    ...(await readSourceState(db)),
   };
 }
 
@@ -176,9 +182,12 @@ async function streams(db: MirrorReader, now: Date, bookings: Status["bookings"]
     checkpoint: string | null;
     progress: number | boolean;
     updatedAt: string;
-  }>(`
+  }>(
+    `
     SELECT stream, checkpoint, progress_json IS NOT NULL AS progress, updated_at AS "updatedAt"
-    FROM sync_state ORDER BY stream`);
+    FROM sync_state WHERE stream NOT IN ($1, $2) ORDER BY stream`,
+    RECORD_STREAMS,
+  );
   return rows.map((r) => ({
     stream: r.stream,
     checkpoint: r.checkpoint,

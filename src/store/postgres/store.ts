@@ -112,6 +112,7 @@ function assemble(pool: Pool, location: string, first: Session, options: Postgre
     absentIds: (ids) => session.turn((q) => read.absentIds(q, ids)),
     markUnlisted: (scope) => session.afterPages((q) => read.markUnlisted(q, scope)),
     unlistedTimes: (scope, limit) => session.turn((q) => read.unlistedTimes(q, scope, limit)),
+    countUnlisted: (scope) => session.turn((q) => read.countUnlisted(q, scope)),
     async startRun(run) {
       await session.reset();
       currentRun = await session.afterPages((q) => runs.startRun(q, run));

@@ -1,12 +1,20 @@
 /**
  * Reconcile: re-reads list-bookings over a window to pick up changes the feed does not show, then,
  * only after a complete walk, marks bookings the source no longer served (`missing_since`). Who was
- * seen is kept in the database (`listed_by_run`), so the mirror's size does not matter.
+ * seen is kept in the database (`listed_by_run`), so the mirror's size does not matter. Marks past
+ * a share of the mirror wait for a person (missing-share.ts); everything else read is kept.
  */
 import { runLogFields, zeroCounters } from "../counters.js";
 import type { BookingType, ListPage, RunCounters, SyncDeps, UnlistedScope } from "../ports.js";
 import { type RunEnd, recordRun } from "../run.js";
 import { saveListPage, walkList } from "./list-walk.js";
+import {
+  DEFAULT_MAX_MISSING_PERCENT,
+  recordWithheld,
+  type WithheldMarks,
+  withheldText,
+  withholds,
+} from "./missing-share.js";
 import { readTieRun } from "./ties.js";
 
 export interface ReconcileOptions {
@@ -18,12 +26,21 @@ export interface ReconcileOptions {
   bookingType?: BookingType | undefined;
   /** Called after each page is stored. */
   onPage?: ((event: { pages: number; bookings: number; upTo: string | null }) => void) | undefined;
+  /**
+   * Largest share of the bookings the pass judges that it marks missing, percent (0–100); past it
+   * nothing is marked and the marks are withheld. Default `DEFAULT_MAX_MISSING_PERCENT` (10).
+   */
+  maxMissingPercent?: number | undefined;
+  /** Marks every booking the pass did not find, past the share too: a person's decision. Default false. */
+  applyMissing?: boolean | undefined;
 }
 
 export interface ReconcileReport extends RunCounters, Omit<RunEnd, "checkpointAfter"> {
   since: string | null;
   /** Bookings newly marked missing (only after a complete walk). */
   missing: number;
+  /** Marks withheld because they passed the share (none of them made); null when none were. */
+  withheld: WithheldMarks | null;
 }
 
 /** Runs one reconcile pass. Never throws for a failed run: the report says so. */
@@ -31,14 +48,17 @@ export async function runReconcile(deps: SyncDeps, options: ReconcileOptions): P
   const { since } = options;
   const totals: RunCounters = zeroCounters();
   let missing = 0;
+  let withheld: WithheldMarks | null = null;
   const spec = { kind: "reconcile", stream: "reconcile", checkpointBefore: null, counters: totals } as const;
   const { checkpointAfter: _, ...end } = await recordRun(deps, spec, async (runId, startedAt) => {
     await passOver(deps, runId, options, totals);
     const scope = { runId, startedAt, at: deps.clock.now().toISOString(), since };
     await lookAgain(deps, scope, options, totals);
-    missing = await deps.store.markUnlisted(scope);
+    withheld = await judgeShare(deps, scope, options);
+    if (withheld === null) missing = await deps.store.markUnlisted(scope);
+    await recordWithheld(deps, withheld, since);
   });
-  const report: ReconcileReport = { ...totals, ...end, since, missing };
+  const report: ReconcileReport = { ...totals, ...end, since, missing, withheld };
   logRun(deps.logger, report);
   return report;
 }
@@ -67,6 +87,19 @@ async function passOver(
     },
     totals,
   );
+}
+
+/** The marks to withhold, when they pass the share and no person asked for them; else null. */
+async function judgeShare(
+  deps: SyncDeps,
+  scope: UnlistedScope,
+  options: ReconcileOptions,
+): Promise<WithheldMarks | null> {
+  const { unlisted, judged } = await deps.store.countUnlisted(scope);
+  const maxPercent = options.maxMissingPercent ?? DEFAULT_MAX_MISSING_PERCENT;
+  if (options.applyMissing || !withholds(unlisted, judged, maxPercent)) return null;
+  const { runId, at, since } = scope;
+  return { count: unlisted, judged, maxPercent, runId, at, since: since ?? null };
 }
 
 /** Unlisted bookings' distinct times looked up one by one at most; more cost a second pass instead. */
@@ -115,8 +148,13 @@ function oldestOf(page: ListPage): string | null {
 }
 
 function logRun(logger: SyncDeps<unknown>["logger"], r: ReconcileReport): void {
-  const fields = { ...runLogFields(r), since: r.since, missing: r.missing };
-  if (r.status === "success") logger.info(fields, "reconcile finished");
+  const fields = { ...runLogFields(r), since: r.since, missing: r.missing, withheld: r.withheld?.count ?? 0 };
+  if (r.status === "success" && r.withheld)
+    logger.warn(
+      fields,
+      `reconcile finished: ${withheldText(r.withheld)}; a person decides: \`booking-sync reconcile --apply-missing\``,
+    );
+  else if (r.status === "success") logger.info(fields, "reconcile finished");
   else if (r.status === "aborted")
     logger.warn(fields, "reconcile stopped before it finished; nothing was marked missing");
   else

@@ -1,0 +1,47 @@
+/**
+ * Missing marks a reconcile withheld, as /readyz shows them until a person decides: read from the
+ * mirror at start-up and after each reconcile run, so a restart or a decision made by hand shows.
+ * Readiness itself still follows the sync: withheld marks are a question, not an outage.
+ */
+import { WITHHELD_STREAM, type WithheldMarks, withheldText } from "../sync/list/missing-share.js";
+import type { Logger, SyncStore } from "../sync/ports.js";
+import type { HealthStatus } from "./health.js";
+import type { RunOutcome } from "./runner.js";
+import type { RunReason } from "./scheduler.js";
+
+export interface WithheldView {
+  /** Reads the stored marks again; a failed read keeps what was known, and is logged. */
+  refresh(): Promise<void>;
+  /** `runOnce`, reading the marks again after each reconcile run. */
+  after(runOnce: (reason: RunReason) => Promise<RunOutcome>): (reason: RunReason) => Promise<RunOutcome>;
+  /** A readiness answer with `reconcileWithheld`, and a sentence in `reason` while any are withheld. */
+  annotate(status: HealthStatus): HealthStatus & { reconcileWithheld: WithheldMarks | null };
+}
+
+export function withheldView(store: Pick<SyncStore, "readProgress">, logger: Logger): WithheldView {
+  let current: WithheldMarks | null = null;
+  const refresh = async () => {
+    try {
+      current = (await store.readProgress<WithheldMarks>(WITHHELD_STREAM)).progress;
+    } catch (err) {
+      logger.warn({ err }, "could not read the withheld missing marks");
+    }
+  };
+  return {
+    refresh,
+    after: (runOnce) => async (reason) => {
+      const outcome = await runOnce(reason);
+      if (outcome.kind === "reconcile") await refresh();
+      return outcome;
+    },
+    annotate(status) {
+      if (current === null) return { ...status, reconcileWithheld: null };
+      const decide = "a person decides: `booking-sync reconcile --apply-missing`";
+      return {
+        ...status,
+        reason: `${status.reason}; ${withheldText(current)}, ${decide}`,
+        reconcileWithheld: current,
+      };
+    },
+  };
+}

@@ -1,0 +1,193 @@
+/**
+ * Checks, before the first page of a process reaches the core, that the configured API is the
+ * source this mirror mirrors (source.ts). Cheap on the everyday path: the address is compared
+ * without a request, and a first page that holds a booking the mirror holds proves the rest. Only a
+ * first page that shares nothing with the mirror (another source, or more new bookings than a page)
+ * costs one more request: the feed just after the bookings the mirror remembers its source by; and
+ * only when those are gone too, two list-bookings requests for the source's oldest bookings.
+ */
+import { coerceError, findCause } from "../errors.js";
+import { cursorFor } from "./feed/window.js";
+import type { Checked, Clock, Logger, PartnerApi, SyncStore } from "./ports.js";
+import {
+  addressMismatch,
+  bookingsMismatch,
+  fingerprintOf,
+  idsOf,
+  SOURCE_STREAM,
+  type SourceBooking,
+  SourceMismatchError,
+  type SourceRecord,
+  sameAddress,
+  saveSource,
+  sourceAddress,
+} from "./source.js";
+
+/** What the check needs of the mirror. */
+export type SourceStore = Pick<SyncStore, "readProgress" | "save" | "absentIds" | "countBookings">;
+
+export interface SourceGuardOptions {
+  store: SourceStore;
+  /** The configured API base URL. */
+  baseUrl: string;
+  clock: Clock;
+  logger: Logger;
+}
+
+/** Feed records asked for just after the remembered bookings: they and a margin of neighbours. */
+const PROBE_LIMIT = 20;
+/** Bookings a page of the source's oldest holds, when the remembered ones are gone. */
+const OLDEST_PAGE = 10;
+
+type Records = readonly Checked<unknown>[];
+
+/**
+ * The API, checked against the mirror's source once per process, on its first request: a command
+ * against another source fails with `SourceMismatchError` (exit 2) before the core sees a page.
+ * A check that could not finish (a failed request) is made again by the next request.
+ */
+export function guardSource(api: PartnerApi, options: SourceGuardOptions): PartnerApi {
+  let verified = false;
+  let refusal: Error | undefined;
+  let pending: Promise<void> | undefined;
+
+  const guarded = async <P extends { records: Records }>(
+    request: () => Promise<P>,
+    signal: AbortSignal | undefined,
+  ): Promise<P> => {
+    while (pending) await pending;
+    if (refusal) throw refusal;
+    if (verified) return request();
+    let page: P | undefined;
+    const check = checkSource(api, options, signal, async () => {
+      page = await request();
+      return page.records;
+    });
+    pending = check
+      .then(
+        () => {
+          verified = true;
+        },
+        (err: unknown) => {
+          // Another source stays another source: every later request is refused alike.
+          if (findCause(err, SourceMismatchError)) refusal = coerceError(err);
+        },
+      )
+      .finally(() => {
+        pending = undefined;
+      });
+    await check;
+    return page as P;
+  };
+
+  return {
+    fetchRecent: (query, signal) => guarded(() => api.fetchRecent(query, signal), signal),
+    listBookings: (query, signal) => guarded(() => api.listBookings(query, signal), signal),
+  };
+}
+
+/**
+ * Reads the first page through `first` and judges the source by it, asking more only when it does
+ * not say. Throws `SourceMismatchError` for another source; remembers the source when none is.
+ */
+export async function checkSource(
+  api: PartnerApi,
+  o: SourceGuardOptions,
+  signal: AbortSignal | undefined,
+  first: () => Promise<Records>,
+): Promise<void> {
+  const { progress: remembered } = await o.store.readProgress<SourceRecord>(SOURCE_STREAM);
+  const sameSource = remembered !== null && sameAddress(remembered.baseUrl, o.baseUrl);
+  // A mirror without bookings has nothing to protect: it takes the source it is pointed at.
+  if (remembered !== null && !sameSource && (await holdsBookings(o.store)))
+    throw addressMismatch(remembered, o.baseUrl);
+  const records = await first();
+  if (remembered === null || !sameSource || remembered.bookings.length === 0) {
+    await learn(o, records, sameSource ? remembered : null);
+    return;
+  }
+  if ((await vouch(o.store, records, remembered)) !== "none") return;
+  const near = (await api.fetchRecent({ limit: PROBE_LIMIT, cursor: newestCursor(remembered) }, signal))
+    .records;
+  const byNear = await vouch(o.store, near, remembered);
+  if (byNear === "remembered") return;
+  if (byNear === "known") return reanchor(o, remembered, near);
+  const oldest = await oldestPage(api, signal);
+  if ((await vouch(o.store, oldest, remembered)) !== "none") return reanchor(o, remembered, oldest);
+  if (!(await holdsBookings(o.store))) return learn(o, records, null);
+  throw bookingsMismatch(remembered, o.baseUrl);
+}
+
+/**
+ * What `records` say of the source: it serves a booking the mirror remembers it by, or one the mirror
+ * holds (bookings are keyed by a unique `_id`, so another account's never are), or neither.
+ */
+async function vouch(
+  store: SourceStore,
+  records: Records,
+  remembered: SourceRecord,
+): Promise<"remembered" | "known" | "none"> {
+  const ids = idsOf(records);
+  if (ids.length === 0) return "none";
+  const mine = new Set(remembered.bookings.map((b) => b.id));
+  if (ids.some((id) => mine.has(id))) return "remembered";
+  const absent = await store.absentIds(ids);
+  return absent.length < ids.length ? "known" : "none";
+}
+
+/** The cursor that serves the remembered bookings first: the next millisecond after the newest. */
+function newestCursor(r: SourceRecord): string | undefined {
+  const newest = r.bookings.reduce<string | null>((m, b) => (m === null || b.at > m ? b.at : m), null);
+  return cursorFor(newest);
+}
+
+/** The source's oldest bookings: list-bookings' last page, found from its first. */
+async function oldestPage(api: PartnerApi, signal: AbortSignal | undefined): Promise<Records> {
+  const head = await api.listBookings({ page: 1, pageSize: OLDEST_PAGE }, signal);
+  const last = head.totalPages;
+  if (!Number.isSafeInteger(last) || last <= 1) return head.records;
+  return (await api.listBookings({ page: last, pageSize: OLDEST_PAGE }, signal)).records;
+}
+
+async function holdsBookings(store: SourceStore): Promise<boolean> {
+  return (await store.countBookings()) > 0;
+}
+
+/** Remembers the configured source by the page's oldest bookings; keeps `kept`'s start when given. */
+async function learn(o: SourceGuardOptions, records: Records, kept: SourceRecord | null): Promise<void> {
+  const bookings = fingerprintOf(records);
+  if (kept !== null && bookings.length === 0) return;
+  const record: SourceRecord = {
+    baseUrl: sourceAddress(o.baseUrl),
+    bookings,
+    since: kept?.since ?? o.clock.now().toISOString(),
+  };
+  if (await remember(o, record))
+    o.logger.info(
+      { source: record.baseUrl, bookings: bookings.map((b) => b.id) },
+      "this mirror remembers its source: a command against another one is refused",
+    );
+}
+
+/** The remembered bookings are gone, but the source serves bookings the mirror holds: remember those. */
+async function reanchor(o: SourceGuardOptions, remembered: SourceRecord, records: Records): Promise<void> {
+  const absent = new Set(await o.store.absentIds(idsOf(records)));
+  const bookings: SourceBooking[] = fingerprintOf(records.filter((r) => r.ok && !absent.has(r.id)));
+  if (bookings.length === 0) return;
+  o.logger.warn(
+    { gone: remembered.bookings.map((b) => b.id), now: bookings.map((b) => b.id) },
+    "the source no longer serves the bookings this mirror remembered it by, but serves others it holds: remembering those",
+  );
+  await remember(o, { ...remembered, bookings });
+}
+
+/** Stores the record beside the pages; a store that refuses it now is asked again by the next command. */
+async function remember(o: SourceGuardOptions, record: SourceRecord): Promise<boolean> {
+  try {
+    await saveSource(o.store, record, o.clock.now().toISOString());
+    return true;
+  } catch (err) {
+    o.logger.warn({ err }, "could not remember the source; the next command tries again");
+    return false;
+  }
+}
