@@ -120,6 +120,17 @@ describeBackends("the mirror's source", (backend) => {
     );
   });
 
+  it("remembers the source anew over a record it did not write", async () => {
+    h = await mirrorHarness(backend, { bookings: 50 });
+    expect((await runSync(guarded(h), SYNC)).status).toBe("success");
+    await h.execute("UPDATE sync_state SET progress_json = $1 WHERE stream = $2", [
+      JSON.stringify({ baseUrl: "https://elsewhere.example/api/v2", bookings: "edited by hand" }),
+      SOURCE_STREAM,
+    ]);
+    expect((await runSync(guarded(h), SYNC)).status).toBe("success");
+    expect(await remembered(h)).toMatchObject({ baseUrl: h.sim.url, bookings: [{}, {}, {}] });
+  });
+
   it("lets a mirror without bookings take the source it is pointed at", async () => {
     h = await mirrorHarness(backend, { bookings: 50 });
     const { sim, api } = await anotherSource({ bookings: 20 });

@@ -96,7 +96,8 @@ export async function checkSource(
   signal: AbortSignal | undefined,
   first: () => Promise<Records>,
 ): Promise<void> {
-  const { progress: remembered } = await o.store.readProgress<SourceRecord>(SOURCE_STREAM);
+  const { progress } = await o.store.readProgress<SourceRecord>(SOURCE_STREAM);
+  const remembered = wellFormed(progress) ? progress : null;
   const sameSource = remembered !== null && sameAddress(remembered.baseUrl, o.baseUrl);
   // A mirror without bookings has nothing to protect: it takes the source it is pointed at.
   if (remembered !== null && !sameSource && (await holdsBookings(o.store)))
@@ -116,6 +117,17 @@ export async function checkSource(
   if ((await vouch(o.store, oldest, remembered)) !== "none") return reanchor(o, remembered, oldest);
   if (!(await holdsBookings(o.store))) return learn(o, records, null);
   throw bookingsMismatch(remembered, o.baseUrl);
+}
+
+/** A record this version wrote; anything else (edited by hand) is remembered anew, not trusted. */
+function wellFormed(r: unknown): r is SourceRecord {
+  const x = r as Partial<SourceRecord> | null;
+  return (
+    typeof x?.baseUrl === "string" &&
+    typeof x.since === "string" &&
+    Array.isArray(x.bookings) &&
+    x.bookings.every((b) => typeof b?.id === "string" && typeof b.at === "string")
+  );
 }
 
 /**
