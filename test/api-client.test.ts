@@ -215,7 +215,7 @@ describe("response bodies over the cap", () => {
       );
       // Limits 10, 5, 3, 2 and 1, then the one record's start, which shows no page.
       expect(srv.hits.map((h) => h.url.searchParams.get("limit"))).toEqual(["10", "5", "3", "2", "1", "1"]);
-      expect(events.map((e) => e.outcome)).toEqual(["error", "error", "error", "error", "error"]);
+      expect(events.map((e) => e.outcome)).toEqual(["error", "error", "error", "error", "error", "error"]);
     },
     30_000,
   );

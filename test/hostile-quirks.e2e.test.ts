@@ -105,6 +105,7 @@ describe("a quirk the source repeats on every run", () => {
       const { live } = readMirror(dbPath);
       const absent = keyed.map((b) => b.id).filter((id) => !live.has(id));
       expect(absent, `${when}: ${describeIds(absent, server)}\n${tail(r)}`).toEqual([]);
+      expect(lastRun(dbPath).error, when).toMatch(/without a usable _id/);
       server.data.add(100);
     }
   }, 120_000);

@@ -9,6 +9,7 @@
 import type { Got } from "got";
 import { ApiError } from "../errors.js";
 import type { FeedPage, ListPage } from "../sync/ports.js";
+import { type ObserveCtx, observe } from "./observe.js";
 import { type Endpoint, parseFeed, parseList, statusLabel, type Verdict } from "./response.js";
 
 /** Bytes kept of each end of the body. */
@@ -27,7 +28,7 @@ export interface BodyEnds {
 }
 
 /** What reading a stand-in needs from the client. */
-export interface StandInCtx {
+export interface StandInCtx extends ObserveCtx {
   base: string;
   http: Got;
   scrub: (text: string) => string;
@@ -96,6 +97,36 @@ export async function readEnds(
   searchParams: Record<string, string>,
   signal: AbortSignal | undefined,
 ): Promise<BodyEnds | null> {
+  const started = performance.now();
+  let status: number | undefined;
+  try {
+    const ends = await streamEnds(ctx, endpoint, searchParams, signal, (s) => {
+      status = s;
+    });
+    const outcome = ends === null ? "error" : "ok";
+    observe(ctx, searchParams, {
+      endpoint,
+      outcome,
+      status,
+      durationMs: performance.now() - started,
+      attempt: 1,
+    });
+    return ends;
+  } catch (err) {
+    const durationMs = performance.now() - started;
+    const cause = ctx.scrub(err instanceof Error ? err.message : String(err));
+    observe(ctx, searchParams, { endpoint, outcome: "error", status, durationMs, attempt: 1 }, cause);
+    throw err;
+  }
+}
+
+async function streamEnds(
+  ctx: StandInCtx,
+  endpoint: Endpoint,
+  searchParams: Record<string, string>,
+  signal: AbortSignal | undefined,
+  onStatus: (status: number) => void,
+): Promise<BodyEnds | null> {
   const stream = ctx.http.stream(`${ctx.base}/partner/booking/${endpoint}`, {
     searchParams,
     ...(signal ? { signal } : {}),
@@ -103,6 +134,7 @@ export async function readEnds(
   let status = 0;
   stream.once("response", (res: { statusCode: number }) => {
     status = res.statusCode;
+    onStatus(status);
   });
   const limit = ctx.maxBodyBytes * STAND_IN_READ_FACTOR;
   let head = Buffer.alloc(0);

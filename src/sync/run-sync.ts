@@ -159,12 +159,11 @@ async function repairAfter(
     throw new Error(
       `the mirror still lacks ${report.shortfall} bookings the source serves after repairing ${report.gaps} gaps (${report.repaired} bookings) this run; the next run goes on`,
     );
-  if (report.end === "unplaced")
-    deps.logger.warn(
-      fields,
-      "the source's total counts more bookings than its pages serve where the mirror falls short; nothing more to read",
-    );
-  else if (report.end === "repaired")
+  if (report.end === "unplaced") {
+    const warning = `the source's total counts ${report.shortfall} more bookings than its pages serve where the mirror falls short (records without a usable _id count there); nothing more to read`;
+    totals.warnings.push(`repair: ${warning}`);
+    deps.logger.warn(fields, warning);
+  } else if (report.end === "repaired")
     deps.logger.warn(fields, "repair: the mirror lacked bookings the source serves; stored them");
   return report;
 }
