@@ -38,13 +38,16 @@ export function bookingsNeedingDetails(query: Query, limit: number) {
   return query<{ id: string; createdAt: string }>(
     `SELECT id, created_at AS "createdAt" FROM bookings
     WHERE (detail_synced_at IS NULL OR summary_synced_at > detail_synced_at) AND missing_since IS NULL
+      AND created_at IS NOT NULL
     ORDER BY created_at DESC LIMIT $1`,
     [limit],
   );
 }
 
 export function countAccounted(query: Query, since?: string | null): Promise<number> {
-  const sql = "SELECT count(*)::integer AS n FROM bookings WHERE missing_since IS NULL AND created_at >= $1";
+  // Without a time, every booking counts, those kept without a valid `createdAt` too.
+  const sql =
+    "SELECT count(*)::integer AS n FROM bookings WHERE missing_since IS NULL AND ($1 = '' OR created_at >= $1)";
   return count(query, sql, [since ?? ""]);
 }
 
