@@ -2,8 +2,6 @@
  * The thread behind `workerSnapshot` (status-worker.ts): its own read-only connection to the mirror,
  * answering one message at a time, so the status page's scans never run on the daemon's event loop.
  */
-import { readlinkSync } from "node:fs";
-import { setPriority } from "node:os";
 import { parentPort, workerData } from "node:worker_threads";
 import Database from "better-sqlite3";
 import { BUSY_TIMEOUT_MS, CACHE_KIB } from "./pragmas.js";
@@ -27,7 +25,6 @@ export interface ThreadData {
 
 const port = parentPort;
 if (port) {
-  yieldToTheLoop();
   const { path } = workerData as ThreadData;
   let db: Database.Database | undefined;
   port.on("message", (req: ThreadRequest) => {
@@ -43,19 +40,6 @@ if (port) {
       } satisfies ThreadReply);
     }
   });
-}
-
-/**
- * Lowers this thread's priority (Linux: a thread's id names it to setpriority): on a busy core the
- * scan waits, not the daemon's event loop.
- */
-function yieldToTheLoop(): void {
-  try {
-    const tid = Number(readlinkSync("/proc/thread-self").split("/").pop());
-    if (tid > 0) setPriority(tid, 10);
-  } catch {
-    // Not Linux, or not allowed: the scan runs at the daemon's priority.
-  }
 }
 
 function open(path: string): Database.Database {
