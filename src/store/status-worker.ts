@@ -112,8 +112,10 @@ function startThread(path: string, onGone: () => void): Thread {
 function spawn(data: ThreadData): Worker {
   const ext = extname(fileURLToPath(import.meta.url));
   const entry = new URL(`./status-worker-thread${ext}`, import.meta.url);
-  if (ext !== ".ts") return new Worker(entry, { workerData: data });
+  // The parent's flags, but not one that makes a file entry fail (`node --input-type=module -e`).
+  const execArgv = process.execArgv.filter((flag) => !flag.startsWith("--input-type"));
+  if (ext !== ".ts") return new Worker(entry, { workerData: data, execArgv });
   // Resolved from the working directory, a checkout's root: only tests and tsx run the sources.
   const boot = `import("tsx/esm/api").then((t) => { t.register(); return import(${JSON.stringify(entry.href)}); })`;
-  return new Worker(boot, { eval: true, workerData: data });
+  return new Worker(boot, { eval: true, workerData: data, execArgv });
 }
