@@ -164,7 +164,7 @@ export const SETTINGS: readonly Setting[] = [
     schema: int(1, 1024),
     default: 32,
     accepts: "a whole number of MB from 1 to 1024",
-    help: "largest response body read, in MB; a larger one fails the request without retry",
+    help: "largest response body read, in MB; a larger page is read again in smaller pages",
   },
   {
     key: "details",
