@@ -161,23 +161,27 @@ describe.skipIf(SKIP)("the status page in Chromium", () => {
     expect((box?.y ?? 0) + (box?.height ?? 844), "its bottom").toBeLessThan(844);
 
     for (const id of ["bookings", "revenue"]) {
+      // Runs in the page; this project compiles without the DOM's types, so nothing here names one.
       const seen = await page.locator(`svg[data-chart="${id}"]`).evaluate((svg) => {
-        const box = (svg.parentElement as HTMLElement).getBoundingClientRect();
-        const inView = (e: Element) => {
+        const plot = svg.parentElement;
+        const box = plot.getBoundingClientRect();
+        const inView = (e: { getBoundingClientRect(): { left: number; right: number } }) => {
           const r = e.getBoundingClientRect();
           return r.left >= box.left - 0.5 && r.right <= box.right + 0.5;
         };
         const rects = [...svg.querySelectorAll("rect")];
         const texts = [...svg.querySelectorAll("text")];
-        const scale = (svg as SVGSVGElement).getScreenCTM()?.a ?? 0;
+        const first = texts[0];
+        const newest = texts.at(-1);
+        const px = Number.parseFloat(svg.ownerDocument.defaultView.getComputedStyle(first).fontSize);
         return {
-          scrolls: (svg.parentElement as HTMLElement).scrollWidth > box.width,
-          newestInView: inView(rects.at(-1) as Element),
-          oldestInView: inView(rects[0] as Element),
+          scrolls: plot.scrollWidth > box.width,
+          newestInView: inView(rects.at(-1)),
+          oldestInView: inView(rects[0]),
           drawnInView: rects.filter((r) => inView(r) && r.getBoundingClientRect().height > 0).length,
-          newestLabel: inView(texts.at(-1) as Element) ? texts.at(-1)?.textContent : null,
-          maxLabel: inView(svg.querySelector("text.max") as Element),
-          fontPx: Number.parseFloat(getComputedStyle(texts[0] as Element).fontSize) * scale,
+          newestLabel: inView(newest) ? newest.textContent : null,
+          maxLabel: inView(svg.querySelector("text.max")),
+          fontPx: px * (svg.getScreenCTM()?.a ?? 0),
         };
       });
       expect(seen, id).toMatchObject({

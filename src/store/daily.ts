@@ -41,14 +41,55 @@ export function lagosDays(days: number, at: Date): string[] {
 /** Bookings and revenue per Lagos day for the last `days` days up to `at`; a day without bookings is zeros. */
 export async function readDailyTotals(db: MirrorReader, days: number, at: Date): Promise<DailyTotal[]> {
   const range = lagosDays(days, at);
-  // Rounded here, not in SQL: PostgreSQL has no round(double precision, integer).
-  const rows = await db.all<DailyTotal>(
-    `SELECT day, sum(bookings) AS bookings, sum(total_amount) AS "totalAmount"
-     FROM daily_bookings_v WHERE day BETWEEN $1 AND $2 GROUP BY day`,
-    [range[0] ?? "", range.at(-1) ?? ""],
-  );
+  const between = [range[0] ?? "", range.at(-1) ?? ""];
+  const rows =
+    (await unlessOverflow(db, () => db.all<DailyTotal>(sums("BETWEEN $1 AND $2"), between))) ??
+    (await dayByDay(db, range));
   const byDay = new Map(rows.map((r) => [r.day, { ...r, totalAmount: toKobo(r.totalAmount) }]));
   return range.map((day) => byDay.get(day) ?? { day, bookings: 0, totalAmount: 0 });
+}
+
+// Rounded in toKobo, not in SQL: PostgreSQL has no round(double precision, integer).
+const sums = (days: string) => `SELECT day, sum(bookings) AS bookings, sum(total_amount) AS "totalAmount"
+  FROM daily_bookings_v WHERE day ${days} GROUP BY day`;
+
+/**
+ * `read`'s rows, or undefined where PostgreSQL refuses a double sum past the largest one (SQLSTATE
+ * 22003; SQLite gives Infinity). Under a savepoint, so the snapshot goes on after the refusal.
+ */
+async function unlessOverflow<R>(db: MirrorReader, read: () => Promise<R[]>): Promise<R[] | undefined> {
+  await db.all("SAVEPOINT daily_sums");
+  try {
+    const rows = await read();
+    await db.all("RELEASE SAVEPOINT daily_sums");
+    return rows;
+  } catch (err) {
+    if ((err as { code?: unknown }).code !== "22003") throw err;
+    await db.all("ROLLBACK TO SAVEPOINT daily_sums");
+    await db.all("RELEASE SAVEPOINT daily_sums");
+    return undefined;
+  }
+}
+
+/**
+ * Each day on its own, after PostgreSQL refused the whole range: a day whose sum overflows has its
+ * count (the query that leaves the sum out never computes it) and Infinity, as SQLite would say.
+ */
+async function dayByDay(db: MirrorReader, range: string[]): Promise<DailyTotal[]> {
+  const rows: DailyTotal[] = [];
+  for (const day of range) {
+    const summed = await unlessOverflow(db, () => db.all<DailyTotal>(sums("= $1"), [day]));
+    const counted = summed
+      ? summed
+      : (
+          await db.all<Omit<DailyTotal, "totalAmount">>(
+            "SELECT day, sum(bookings) AS bookings FROM daily_bookings_v WHERE day = $1 GROUP BY day",
+            [day],
+          )
+        ).map((r) => ({ ...r, totalAmount: Number.POSITIVE_INFINITY }));
+    rows.push(...counted);
+  }
+  return rows;
 }
 
 /** The status and the daily totals through one snapshot (the caller's), so the totals and the charts agree. */

@@ -55,13 +55,18 @@ export function sqliteSnapshot(db: Database.Database, path: string): Snapshot {
   };
 }
 
-/** Runs one statement with `$1, $2…` placeholders on `db`, at once. */
+/** Runs one statement with `$1, $2…` placeholders on `db`, at once; its rows, none if it returns none. */
 export function sqliteAll<R>(db: Database.Database, sql: string, params: readonly unknown[] = []): R[] {
   // `$n` is `?n` in SQLite; better-sqlite3 binds numbered parameters from an object keyed "1", "2"…
   const statement = db.prepare(sql.replace(/\$(\d+)/g, "?$1"));
   const bound = params.length
     ? statement.bind(Object.fromEntries(params.map((v, i) => [i + 1, v])))
     : statement;
+  // A statement that returns no rows (a SAVEPOINT) is run, as PostgreSQL runs it.
+  if (!statement.reader) {
+    bound.run();
+    return [];
+  }
   return bound.all() as R[];
 }
 
