@@ -18,7 +18,10 @@ export function statusText(s: Status): string {
         ? `${db.path} · ${db.bytes} bytes (PostgreSQL)`
         : `${db.path} · ${db.bytes} bytes, -wal ${db.walBytes} bytes`,
     ],
-    ["bookings", `${b.total} total · ${b.withDetails} with details · ${b.missing} missing`],
+    [
+      "bookings",
+      `${b.total} total · ${b.withDetails} with details · ${b.missing} missing · ${b.withProblems} with problems`,
+    ],
     [
       "synced",
       s.lastSuccess

@@ -100,7 +100,7 @@ ${card(
 ${card(
   "Bookings",
   html`<span data-figure="bookings-total">${count.format(s.bookings.total)}</span>`,
-  html`<span data-figure="bookings-details">${count.format(s.bookings.withDetails)}</span> with details · <span data-figure="bookings-missing">${count.format(s.bookings.missing)}</span> missing`,
+  html`<span data-figure="bookings-details">${count.format(s.bookings.withDetails)}</span> with details · <span data-figure="bookings-missing">${count.format(s.bookings.missing)}</span> missing · <span data-figure="bookings-problems">${count.format(s.bookings.withProblems)}</span> with problems`,
 )}
 ${card(
   "Drift",

@@ -19,6 +19,8 @@ export interface Status {
     withDetails: number;
     /** Rows reconcile marked as no longer served (`missing_since` set). */
     missing: number;
+    /** Rows stored with a note of what was wrong with them (`summary_problems` or `detail_problems`). */
+    withProblems: number;
   };
   /** The last successful `sync` run: the mirror is as fresh as its end. */
   lastSuccess: { runId: number; finishedAt: string; ageSeconds: number } | null;
@@ -97,6 +99,8 @@ export interface DriftStatus {
   difference: number;
 }
 
+const NO_BOOKINGS: Status["bookings"] = { total: 0, withDetails: 0, missing: 0, withProblems: 0 };
+
 /** How many runs `runs` lists. */
 export const STATUS_RUNS = 5;
 
@@ -120,16 +124,17 @@ export function hasMirrorTables(db: Database.Database): boolean {
  */
 export async function readStatus(db: MirrorReader, now: Date): Promise<Status> {
   const [bookings] = await db.all<Status["bookings"]>(`
-    SELECT count(*) AS total, count(detail_synced_at) AS "withDetails", count(missing_since) AS missing
+    SELECT count(*) AS total, count(detail_synced_at) AS "withDetails", count(missing_since) AS missing,
+      count(CASE WHEN summary_problems IS NOT NULL OR detail_problems IS NOT NULL THEN 1 END) AS "withProblems"
     FROM bookings`);
   const [rejects] = await db.all<{ n: number }>("SELECT count(*) AS n FROM rejected_records");
   return {
     at: now.toISOString(),
     database: await db.database(),
-    bookings: bookings ?? { total: 0, withDetails: 0, missing: 0 },
+    bookings: bookings ?? NO_BOOKINGS,
     lastSuccess: await lastSuccess(db, now),
     failing: await failing(db),
-    streams: await streams(db, now, bookings ?? { total: 0, withDetails: 0, missing: 0 }),
+    streams: await streams(db, now, bookings ?? NO_BOOKINGS),
     runs: await recentRuns(db),
     rejects: rejects?.n ?? 0,
     drift: await drift(db),
