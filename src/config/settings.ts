@@ -1,39 +1,14 @@
 /** Every setting in one table: `loadConfig` validates from it and `--help` prints it, so they agree. */
 import { z } from "zod";
-import { DEFAULT_MAX_MISSING_PERCENT } from "../sync/list/missing-share.js";
-import { bool, choice, cronExpr, exact, httpUrl, int, isExact } from "./values.js";
+import { DAEMON_SETTINGS } from "./daemon-settings.js";
+import type { Setting } from "./setting.js";
+import { bool, choice, exact, httpUrl, int } from "./values.js";
+
+export { readsExactly, type Setting } from "./setting.js";
 
 const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "silent"] as const;
 /** What the mirror stores of senders' and receivers' personal fields (store/personal-data.ts). */
 export const PERSONAL_DATA_MODES = ["keep", "hash", "drop"] as const;
-
-/** Whether the setting's value is read exactly as written (no trimming). */
-export function readsExactly(setting: Setting): boolean {
-  return isExact(setting.schema);
-}
-
-export interface Setting {
-  /** Key in the Config object. */
-  key: string;
-  /** Environment variable; null for flag-only settings. */
-  env: string | null;
-  /** Commander option key (camelCase) that overrides the environment, if any. */
-  flag: string | null;
-  /** Parses and validates the raw string (or flag value). */
-  schema: z.ZodType;
-  /** Used when neither flag nor environment sets it. */
-  default: unknown;
-  /** What is accepted, as the last words of an error and in `--help`. */
-  accepts: string;
-  /** One line for `--help`. */
-  help: string;
-  /** Its value never appears in output or errors. */
-  secret?: boolean;
-  /** It has no default: an error must not suggest unsetting it. */
-  required?: boolean;
-  /** What leaving it unset does, when it has no default value, e.g. "to sync all booking types". */
-  unset?: string;
-}
 
 export const SETTINGS: readonly Setting[] = [
   {
@@ -230,85 +205,5 @@ export const SETTINGS: readonly Setting[] = [
     accepts: LOG_LEVELS.join(", "),
     help: "log level",
   },
-  {
-    key: "schedule",
-    env: "SYNC_SCHEDULE",
-    flag: "schedule",
-    schema: cronExpr,
-    default: "* * * * *",
-    accepts: "a cron expression, e.g. '*/5 * * * *'",
-    help: "when `run` syncs (cron)",
-  },
-  {
-    key: "reconcileSchedule",
-    env: "RECONCILE_SCHEDULE",
-    flag: "reconcileSchedule",
-    schema: cronExpr,
-    default: undefined,
-    accepts: "a cron expression, e.g. '0 3 * * *'",
-    help: "when `run` reconciles (cron; off when unset)",
-    unset: "to turn scheduled reconciles off",
-  },
-  {
-    key: "reconcileMaxMissingPercent",
-    env: "RECONCILE_MAX_MISSING_SHARE",
-    flag: "maxMissingShare",
-    // Percent, with or without its sign: "0.1" is read as 0.1 %, the safer of its two readings.
-    schema: exact(
-      z
-        .union([z.number(), z.string().regex(/^\d{1,3}(\.\d+)?%?$/)])
-        .transform((v) => (typeof v === "number" ? v : Number.parseFloat(v)))
-        .pipe(z.number().min(0).max(100)),
-    ),
-    default: DEFAULT_MAX_MISSING_PERCENT,
-    accepts: "a percentage from 0 to 100, e.g. 10 or 10%",
-    help: "most bookings one reconcile marks missing, percent of those it judges; more wait for --apply-missing",
-  },
-  {
-    key: "httpPort",
-    env: "HTTP_PORT",
-    flag: "httpPort",
-    schema: int(0, 65535),
-    default: 8080,
-    accepts: "a port from 0 to 65535 (0 disables)",
-    help: "port of the status page /, /healthz, /readyz, /metrics, POST /sync",
-  },
-  {
-    key: "httpHost",
-    env: "HTTP_HOST",
-    flag: "httpHost",
-    schema: z.string().min(1),
-    default: "127.0.0.1",
-    accepts: "a host or IP address to bind",
-    help: "address the HTTP endpoint binds",
-  },
-  {
-    key: "readyMaxAgeSeconds",
-    env: "READY_MAX_AGE_SECONDS",
-    flag: null,
-    schema: int(1, 30 * 86400),
-    default: undefined,
-    accepts: "whole seconds",
-    help: "/readyz fails when the last success is older (default 3 schedule periods)",
-    unset: "for 3 schedule periods",
-  },
-  {
-    key: "triggerToken",
-    env: "TRIGGER_TOKEN",
-    flag: null,
-    schema: z.string().min(1),
-    default: undefined,
-    accepts: "a non-empty shared secret",
-    help: "bearer token POST /sync requires (unset: open on loopback, refused beyond)",
-    secret: true,
-  },
-  {
-    key: "triggerTokenFile",
-    env: "TRIGGER_TOKEN_FILE",
-    flag: null,
-    schema: z.string().min(1),
-    default: undefined,
-    accepts: "a path to a file holding the trigger token",
-    help: "read the trigger token from this file (container secrets)",
-  },
+  ...DAEMON_SETTINGS,
 ];

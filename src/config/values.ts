@@ -53,3 +53,10 @@ export const httpUrl = z
   .transform((s) => s.replace(/\/+$/, ""));
 /** A cron expression node-cron accepts. */
 export const cronExpr = z.string().refine((s) => cron.validate(s));
+/** A percentage from 0 to 100, with or without its sign: "0.1" is 0.1 %, the safer of its two readings. */
+export const percent = exact(
+  z
+    .union([z.number(), z.string().regex(/^\d{1,3}(\.\d+)?%?$/)])
+    .transform((v) => (typeof v === "number" ? v : Number.parseFloat(v)))
+    .pipe(z.number().min(0).max(100)),
+);

@@ -1,0 +1,31 @@
+/** What a row of the settings table (settings.ts) says about one setting. */
+import type { z } from "zod";
+import { isExact } from "./values.js";
+
+/** Whether the setting's value is read exactly as written (no trimming). */
+export function readsExactly(setting: Setting): boolean {
+  return isExact(setting.schema);
+}
+
+export interface Setting {
+  /** Key in the Config object. */
+  key: string;
+  /** Environment variable; null for flag-only settings. */
+  env: string | null;
+  /** Commander option key (camelCase) that overrides the environment, if any. */
+  flag: string | null;
+  /** Parses and validates the raw string (or flag value). */
+  schema: z.ZodType;
+  /** Used when neither flag nor environment sets it. */
+  default: unknown;
+  /** What is accepted, as the last words of an error and in `--help`. */
+  accepts: string;
+  /** One line for `--help`. */
+  help: string;
+  /** Its value never appears in output or errors. */
+  secret?: boolean;
+  /** It has no default: an error must not suggest unsetting it. */
+  required?: boolean;
+  /** What leaving it unset does, when it has no default value, e.g. "to sync all booking types". */
+  unset?: string;
+}
