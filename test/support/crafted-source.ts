@@ -39,7 +39,9 @@ export async function startCraftedSource(options: {
     Object.assign(b.summary, { createdAt });
     Object.assign(b.full, { createdAt });
   }
-  bookings.forEach((b, k) => options.craft?.(b, k));
+  bookings.forEach((b, k) => {
+    options.craft?.(b, k);
+  });
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://x");
     if (req.headers.authorization !== `Bearer ${token}`) {
