@@ -288,7 +288,8 @@ describeBackends("analyst views", (backend) => {
         last_error: null,
         last_success_at: backfill.finishedAt,
         checkpoint: backfillCheckpoint,
-        drift: null,
+        // A backfill records the drift it saw: the list's total against the mirror it filled.
+        drift: 0,
         rejects: 1,
       },
       {
