@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { boundRecord, MAX_DEPTH, MAX_RECORD_BYTES, MAX_VALUE_BYTES } from "../src/api/bounds.js";
 import { checkRecord } from "../src/api/response.js";
-import { summaryBookingSchema } from "../src/api/schemas.js";
+import { fullBookingSchema, summaryBookingSchema } from "../src/api/schemas.js";
 
 const T = "2026-11-20T09:00:00.000Z";
 const base = { _id: "b1", createdAt: T, totalAmount: 10, paid: false, bookingState: 1, orderState: 2 };
@@ -51,6 +51,13 @@ describe("boundRecord", () => {
     },
   );
 
+  it("names 50 values past a bound and counts the rest in one line", () => {
+    const deep = Object.fromEntries(Array.from({ length: 60 }, (_, i) => [`f${i}`, nested(40)]));
+    const { problems } = boundRecord({ ...base, ...deep });
+    expect(problems).toHaveLength(51);
+    expect(problems.at(-1)).toBe("(record): 10 more values past a bound");
+  });
+
   it("keeps the string at exactly the cap", () => {
     expect(boundRecord({ ...base, name: "x".repeat(MAX_VALUE_BYTES) }).problems).toEqual([]);
   });
@@ -82,6 +89,28 @@ describe("checkRecord: a usable `_id` makes a booking", () => {
       expect(r.raw).toBe(raw);
       expect((r.record as Record<string, unknown>)[key]).toBeUndefined();
       expect(r.problems).toEqual([expect.stringMatching(problem)]);
+    },
+  );
+
+  it.each([
+    [20, 20],
+    [21, 1],
+    [16_000, 1],
+  ])(
+    "with %i bad item values, names them one by one up to 20, else leaves the field out whole",
+    (bad, noted) => {
+      const items = Array.from({ length: bad }, () => ({ quantity: "x", name: "a" }));
+      const raw = { ...base, packages: { packages: [{ items }] } };
+      const r = checkRecord(fullBookingSchema, raw);
+      if (!r.ok) throw new Error("not ok");
+      expect(r.problems).toHaveLength(noted);
+      if (noted === 1) {
+        expect(r.problems[0]).toBe(
+          `packages: ${bad} values failed their checks; the field is left out whole`,
+        );
+        expect(r.record.packages).toBeUndefined();
+      } else expect(r.record.packages?.packages?.[0]?.items?.[5]).toEqual({ name: "a" });
+      expect(r.raw).toBe(raw);
     },
   );
 

@@ -28,6 +28,8 @@ interface Walk {
   /** Characters of JSON, roughly: keys, strings and punctuation; exact bytes are taken only near the cap. */
   size: number;
   problems: string[];
+  /** Values past a bound beyond those named in `problems`. */
+  unnoted: number;
   /** The keys from the record down to the value being visited, joined only for a problem. */
   keys: Array<string | number>;
 }
@@ -36,6 +38,15 @@ const isContainer = (v: unknown): v is object => typeof v === "object" && v !== 
 
 function marker(reason: Marker["$omitted"]["reason"], cap: number, bytes?: number): Marker {
   return { $omitted: bytes === undefined ? { reason, cap } : { reason, bytes, cap } };
+}
+
+// A note names this many values at most; the rest are counted in one line.
+const MAX_NOTED = 50;
+
+/** Adds a problem, or counts it past `MAX_NOTED`. */
+function note(walk: Walk, problem: () => string): void {
+  if (walk.problems.length < MAX_NOTED) walk.problems.push(problem());
+  else walk.unnoted++;
 }
 
 /** Bytes a string takes in UTF-8: exact only when it could matter. */
@@ -65,7 +76,7 @@ function visit(value: unknown, depth: number, walk: Walk): unknown {
     return value;
   }
   if (depth > MAX_DEPTH) {
-    walk.problems.push(`${walk.keys.join(".")}: nested deeper than ${MAX_DEPTH} levels`);
+    note(walk, () => `${walk.keys.join(".")}: nested deeper than ${MAX_DEPTH} levels`);
     walk.size += 64;
     return marker("depth", MAX_DEPTH);
   }
@@ -106,8 +117,9 @@ function visit(value: unknown, depth: number, walk: Walk): unknown {
  */
 export function boundRecord(raw: unknown): Bounded {
   if (!isContainer(raw)) return { value: raw, problems: [] };
-  const walk: Walk = { size: 2, problems: [], keys: [] };
+  const walk: Walk = { size: 2, problems: [], unnoted: 0, keys: [] };
   const value = visit(raw, 1, walk);
+  if (walk.unnoted > 0) walk.problems.push(`(record): ${walk.unnoted} more values past a bound`);
   if (walk.size * 3 > MAX_RECORD_BYTES) {
     const bytes = Buffer.byteLength(JSON.stringify(value) ?? "");
     if (bytes > MAX_RECORD_BYTES) return oversizedRecord(value, bytes);

@@ -137,30 +137,56 @@ export function checkRecord<T extends { _id: string; createdAt: string }>(
  * `problems`; `raw` itself when every field passes, as almost every record does.
  */
 function readTyped<T>(schema: z.ZodType<T>, raw: unknown, problems: string[]): T {
-  // A field named once: a value the bounds replaced fails its check too, and a bad field is also absent.
-  const named = (path: string) => problems.some((p) => p.startsWith(`${path}:`) || p.startsWith(`${path}.`));
+  const named = namedPaths(problems);
   let current = raw;
   for (let round = 0; round < 3; round++) {
     const result = schema.safeParse(current);
-    if (result.success) return withRequired(current, problems, named) as T;
-    for (const issue of result.error.issues) {
-      if (issue.path[0] === "createdAt") continue;
-      if (!named(issue.path.join("."))) problems.push(describeIssues({ issues: [issue] }));
+    const issues = result.success ? [] : result.error.issues.filter((i) => i.path[0] !== "createdAt");
+    if (issues.length === 0) return withRequired(current, problems, named) as T;
+    if (issues.length > MAX_PRUNED) {
+      // Pruning each bad value copies the arrays on its path: past a few, the fields go whole.
+      const counts = new Map<PropertyKey, number>();
+      for (const i of issues) counts.set(i.path[0] ?? "", (counts.get(i.path[0] ?? "") ?? 0) + 1);
+      for (const [key, n] of counts) {
+        problems.push(`${String(key)}: ${n} values failed their checks; the field is left out whole`);
+        named.add(String(key));
+        current = without(current, [key]);
+      }
+      continue;
+    }
+    for (const issue of issues) {
+      const path = issue.path.join(".");
+      if (!named.has(path)) problems.push(describeIssues({ issues: [issue] }));
+      named.add(path);
       current = without(current, issue.path);
     }
-    if (result.error.issues.every((i) => i.path[0] === "createdAt"))
-      return withRequired(current, problems, named) as T;
   }
   // Not reached by any shape seen; the booking keeps its key, time and JSON.
   problems.push("(record): fields could not be read");
   return { _id: field(raw, "_id"), createdAt: field(raw, "createdAt") } as T;
 }
 
+// Bad values pruned one by one at most; more, and their top-level fields are left out whole.
+const MAX_PRUNED = 20;
+
+/**
+ * The paths the problems so far name, with every ancestor of each: a value the bounds replaced fails
+ * its check too (at its own path or an ancestor's), and is named once.
+ */
+function namedPaths(problems: readonly string[]): Set<string> {
+  const named = new Set<string>();
+  for (const p of problems) {
+    const keys = p.slice(0, p.indexOf(":")).split(".");
+    for (let k = 1; k <= keys.length; k++) named.add(keys.slice(0, k).join("."));
+  }
+  return named;
+}
+
 /** Notes each contract field a booking must have that is absent and not named already. */
-function withRequired(record: unknown, problems: string[], named: (path: string) => boolean): unknown {
+function withRequired(record: unknown, problems: string[], named: ReadonlySet<string>): unknown {
   for (const key of REQUIRED_FIELDS) {
     const v = field(record, key);
-    if ((v === undefined || v === null) && !named(key)) problems.push(`${key}: missing`);
+    if ((v === undefined || v === null) && !named.has(key)) problems.push(`${key}: missing`);
   }
   return record;
 }
