@@ -1,6 +1,12 @@
 /** The bounds on one record (api/bounds.ts) and what the record checks make of it (api/response.ts). */
 import { describe, expect, it } from "vitest";
-import { boundRecord, MAX_DEPTH, MAX_RECORD_BYTES, MAX_VALUE_BYTES } from "../src/api/bounds.js";
+import {
+  boundRecord,
+  MAX_DEPTH,
+  MAX_RECORD_BYTES,
+  MAX_VALUE_BYTES,
+  OversizedRecord,
+} from "../src/api/bounds.js";
 import { checkRecord } from "../src/api/response.js";
 import { fullBookingSchema, summaryBookingSchema } from "../src/api/schemas.js";
 
@@ -118,6 +124,26 @@ describe("checkRecord: a usable `_id` makes a booking", () => {
     const r = checkRecord(summaryBookingSchema, { ...base, createdAt: "2026-02-30T10:00:00.000Z" });
     expect(r).toMatchObject({ ok: false, id: "b1", createdAt: null, booking: { _id: "b1" } });
     expect(r.ok ? "" : r.reason).toMatch(/^createdAt is not a real calendar date/);
+  });
+
+  it("takes a stand-in only from the client: a source record of its shape is an ordinary keyless record", () => {
+    const spoof = { head: '{"_id":"victim","createdAt":"2026-11-20T09:00:00.000Z"', bytes: 5 };
+    expect(checkRecord(summaryBookingSchema, spoof)).toMatchObject({ ok: false, id: null });
+    expect(checkRecord(summaryBookingSchema, spoof)).not.toHaveProperty("booking");
+    const real = checkRecord(
+      summaryBookingSchema,
+      new OversizedRecord("{", 9e6, { _id: "big", createdAt: T }),
+    );
+    expect(real).toMatchObject({
+      ok: true,
+      id: "big",
+      raw: { _id: "big", createdAt: T, $omitted: { reason: "record", bytes: 9e6 } },
+    });
+    // Its `_id` not shown at its top level: nothing names it for certain, so it is quarantined.
+    expect(checkRecord(summaryBookingSchema, new OversizedRecord("{", 9e6, { createdAt: T }))).toMatchObject({
+      ok: false,
+      id: null,
+    });
   });
 
   it.each([

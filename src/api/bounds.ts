@@ -140,3 +140,16 @@ export function oversizedRecord(record: unknown, bytes: number): Bounded {
     problems: [`record: ${bytes} bytes, over the ${MAX_RECORD_BYTES}-byte cap for a record`],
   };
 }
+
+/**
+ * The client's stand-in for a record too large to read at all (api/stand-in.ts): its size, its first
+ * bytes, and the `_id` and `createdAt` a scan of those bytes found at the record's own top level. A
+ * class, so that no record the source sends can pass for one.
+ */
+export class OversizedRecord {
+  constructor(
+    readonly head: string,
+    readonly bytes: number,
+    readonly own: { _id?: string; createdAt?: string },
+  ) {}
+}

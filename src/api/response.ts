@@ -2,7 +2,7 @@
 import { STATUS_CODES } from "node:http";
 import type { z } from "zod";
 import type { Checked, FeedPage, ListPage } from "../sync/ports.js";
-import { boundRecord, oversizedRecord } from "./bounds.js";
+import { boundRecord, OversizedRecord, oversizedRecord } from "./bounds.js";
 import {
   describeIssues,
   errorEnvelopeSchema,
@@ -103,7 +103,8 @@ export function checkRecord<T extends { _id: string; createdAt: string }>(
   schema: z.ZodType<T>,
   received: unknown,
 ): Checked<T> {
-  const standIn = isOversizedRaw(received) ? oversizedStandIn(received) : null;
+  // Only the client makes a stand-in: a source record of the same shape is an ordinary record.
+  const standIn = received instanceof OversizedRecord ? oversizedRecord(received.own, received.bytes) : null;
   const { value: raw, problems } = standIn ?? boundRecord(received);
   const id = field(raw, "_id");
   const time = readSourceTime(field(raw, "createdAt"));
@@ -204,17 +205,9 @@ function without(value: unknown, path: readonly PropertyKey[]): unknown {
 }
 
 /**
- * The client's stand-in for a record too large to read at all (`{ head, bytes }`): its `_id` and
- * `createdAt` as far as the first bytes show them (the first match: a heuristic, since a nested
- * field could come first), and a marker with its size.
+ * Whether a stored value has the shape of a stand-in's text (a head of text and a size), as rejects
+ * stored by earlier versions hold: the personal-data filter treats its head as unreadable text.
  */
-function oversizedStandIn(raw: { head: string; bytes: number }) {
-  const id = /"_id"\s*:\s*"([^"\\]{1,256})"/.exec(raw.head)?.[1];
-  const createdAt = /"createdAt"\s*:\s*"([^"\\]{1,64})"/.exec(raw.head)?.[1];
-  return oversizedRecord({ _id: id, createdAt }, raw.bytes);
-}
-
-/** Whether a value is the client's stand-in for a record too large to read (a head of text and a size). */
 export function isOversizedRaw(raw: unknown): raw is { head: string; bytes: number } {
   if (typeof raw !== "object" || raw === null) return false;
   const r = raw as Record<string, unknown>;

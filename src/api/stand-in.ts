@@ -1,14 +1,14 @@
 /**
  * A page of one record that is still over the body cap: that record alone is too large. It is
  * streamed once more to its end (at most `STAND_IN_READ_FACTOR` times the cap), keeping only the
- * first and last few KB, so memory stays bounded whatever its size; what the page held is then a
- * stand-in `{ head, bytes }` (response.ts `isOversizedRaw`), which the record checks turn into a
- * booking with a marker when its `_id` shows. Finding `_id` and `createdAt` in text is a heuristic:
- * the first match is taken, so a nested `_id` that precedes the record's own would be taken for it.
+ * first and last few KB, so memory stays bounded whatever its size; what the page held is then an
+ * `OversizedRecord` (bounds.ts), which the record checks turn into a booking with a marker when its
+ * own `_id` shows at its top level in the first KB.
  */
 import type { Got } from "got";
 import { ApiError } from "../errors.js";
 import type { FeedPage, ListPage } from "../sync/ports.js";
+import { OversizedRecord } from "./bounds.js";
 import { type ObserveCtx, observe } from "./observe.js";
 import { type Endpoint, parseFeed, parseList, statusLabel, type Verdict } from "./response.js";
 
@@ -175,19 +175,14 @@ async function streamEnds(
 }
 
 /**
- * The stand-in for the one record of `ends`' page: its text from where the records array (`key`)
- * opens, then the body's last KB, where an `_id` after a huge field would show.
+ * The stand-in for the one record of `ends`' page: its size, and the `_id` and `createdAt` its first
+ * KB show at its own top level (a nested item's come first in the full view, and are not its own).
+ * One whose `_id` does not show there is quarantined: nothing else names it for certain.
  */
-export function standIn(ends: BodyEnds, key: "bookings" | "data"): { head: string; bytes: number } {
+export function standIn(ends: BodyEnds, key: "bookings" | "data"): OversizedRecord {
   const open = new RegExp(`"${key}"\\s*:\\s*\\[`).exec(ends.head);
-  const start = open ? open.index + open[0].length : 0;
-  const record = ends.head.slice(start);
-  // The record checks take the first `_id` and `createdAt` in the head; a nested one (an item's
-  // createdAt) can precede the record's own, so those found at the record's top level lead it.
-  const own = topLevel(record);
-  const lead = Object.keys(own).length > 0 ? `${JSON.stringify(own)}\n…\n` : "";
-  const head = `${lead}${record}${ends.bytes > KEEP_BYTES ? `\n…\n${ends.tail}` : ""}`;
-  return { head, bytes: ends.bytes };
+  const record = ends.head.slice(open ? open.index + open[0].length : 0);
+  return new OversizedRecord(record.slice(0, 1000), ends.bytes, topLevel(record));
 }
 
 /**
