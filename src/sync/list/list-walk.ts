@@ -15,7 +15,7 @@ import type {
   UpsertCounts,
 } from "../ports.js";
 import { splitRecords } from "../records.js";
-import { ofType } from "./booking-type.js";
+import { inScope } from "./booking-type.js";
 import { type PageSeen, pageSeen, sequenceProblem } from "./list-checks.js";
 import { applyRead, atEnd, type ListPosition, type ListStep, pageFor, START } from "./list-position.js";
 
@@ -151,14 +151,15 @@ export type ListExtra = Pick<Extract<PageWrite, { source: "list" }>, "listedBy" 
  * reject. Every list path saves through here, so a typed mirror never takes another type's records.
  */
 export async function saveListPage(
-  deps: SyncDeps<Pick<SyncStore, "save">>,
+  deps: SyncDeps<Pick<SyncStore, "save" | "absentIds">>,
   page: Pick<ListPage, "records">,
   extra: ListExtra,
   counters: UpsertCounts,
 ): Promise<void> {
   const { bookingType, ...write } = extra;
   const where = { endpoint: "list-bookings" };
-  const { records, rejects } = splitRecords(ofType(page.records, bookingType), deps.logger, where);
+  const kept = await inScope(deps, page.records, bookingType);
+  const { records, rejects } = splitRecords(kept, deps.logger, where);
   const syncedAt = deps.clock.now().toISOString();
   addCounts(counters, await deps.store.save({ source: "list", records, rejects, syncedAt, ...write }));
 }

@@ -46,7 +46,7 @@ export interface TieOptions {
  * was not met. Throws when a request fails; what was stored stays.
  */
 export async function readTieRun(
-  deps: SyncDeps<Pick<SyncStore, "save">>,
+  deps: SyncDeps<Pick<SyncStore, "save" | "absentIds">>,
   window: Pick<TieWindow, "from" | "to">,
   options: TieOptions,
   counters: RunCounters,
@@ -98,7 +98,7 @@ interface Pass {
 
 /** One walk down the list from `covered`, saving the run's bookings and noting what it met. */
 async function readPass(
-  deps: SyncDeps<Pick<SyncStore, "save">>,
+  deps: SyncDeps<Pick<SyncStore, "save" | "absentIds">>,
   { from, to }: Pick<TieWindow, "from" | "to">,
   options: TieOptions,
   at: { covered: number; total: number; pagesLeft: number },
