@@ -374,6 +374,44 @@ describeBackends("mirror contract", (backend) => {
     expect(marked.map((r) => r.id)).toEqual([id(2), id(3), id(4)]);
   });
 
+  it("stores a keyed record that steers nothing as a booking with its problems, keeping a good time it had", async () => {
+    const { mirror, query } = await fresh();
+    const kept = (raw: Record<string, unknown>, reason: string) => ({
+      ...reject(raw._id as string, raw, reason),
+      booking: { ...raw, createdAt: undefined },
+    });
+    const badTime = { ...summaryRaw(7), createdAt: "2026-02-30T10:00:00.000Z" };
+    const first = await mirror.save(
+      feedBatch([okSummary(summaryRaw(1))], T1, {
+        rejects: [
+          kept(badTime, "createdAt is not a real calendar date and time"),
+          reject(null, { no: "id" }),
+        ],
+      }),
+    );
+    expect(first).toEqual({ inserted: 2, updated: 0, unchanged: 0, rejected: 1 });
+    // Booking 1 is served again with a bad time: its good one stays, the problem is noted.
+    await mirror.save(
+      feedBatch([], T2, {
+        rejects: [kept({ ...summaryRaw(1), createdAt: "yesterday" }, "createdAt is not an ISO 8601 time")],
+      }),
+    );
+    await mirror.flush();
+    expect(await query("SELECT id, created_at, summary_problems FROM bookings ORDER BY id")).toEqual([
+      { id: id(1), created_at: at(1), summary_problems: "createdAt is not an ISO 8601 time" },
+      { id: id(7), created_at: null, summary_problems: "createdAt is not a real calendar date and time" },
+    ]);
+    expect(await query("SELECT booking_id, reason FROM rejected_records")).toEqual([
+      { booking_id: null, reason: "paid: expected boolean" },
+    ]);
+    // Served clean again: the note clears.
+    await mirror.save(feedBatch([okSummary(summaryRaw(1))], T3));
+    await mirror.flush();
+    expect(await query(`SELECT summary_problems FROM bookings WHERE id = '${id(1)}'`)).toEqual([
+      { summary_problems: null },
+    ]);
+  });
+
   it("records in booking_changes a payment seen after first sight, with its run, and nothing for a re-read", async () => {
     const { mirror, query } = await fresh();
     await startRun(mirror, "sync", T1);

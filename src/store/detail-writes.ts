@@ -101,7 +101,7 @@ export function detailWriter(
       FROM bookings WHERE id = ?`,
   );
   const update = db.prepare(`
-    UPDATE bookings SET ${COLUMNS.map((c) => `${c} = ?`).join(", ")},
+    UPDATE bookings SET ${COLUMNS.map((c) => (c === "created_at" ? `${c} = coalesce(?, ${c})` : `${c} = ?`)).join(", ")},
       booking_type = coalesce(?, booking_type), detail_json = ?, detail_problems = ?, detail_synced_at = ?,
       listed_by_run = coalesce(?, listed_by_run), missing_since = NULL
     WHERE id = ?`);

@@ -8,6 +8,7 @@ import type { PageWrite, Progress, Reject, UpsertCounts } from "../sync/ports.js
 import { type changeRecorder, countOfUpdate, trackedIn } from "./changes.js";
 import type { PersonalData } from "./personal-data.js";
 import {
+  KEPT_IF_NULL,
   keyedBookings,
   type Param,
   pushSummaryValues,
@@ -38,9 +39,8 @@ const PROBLEMS = JSON_TEXT + 1;
 
 const columns = SUMMARY_COLUMNS.join(", ");
 const marks = SUMMARY_COLUMNS.map(() => "?").join(", ");
-// The summary view carries no sender email (contract 2.6): keep the one the full view gave.
 const assignments = SUMMARY_COLUMNS.map((c) =>
-  c === "sender_email" ? `${c} = coalesce(?, ${c})` : `${c} = ?`,
+  KEPT_IF_NULL.has(c) ? `${c} = coalesce(?, ${c})` : `${c} = ?`,
 ).join(", ");
 
 interface Stored extends Record<string, unknown> {

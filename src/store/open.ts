@@ -76,8 +76,11 @@ function migrateStore(
   const before = appliedMigrations(db);
   // A migration that rebuilds `bookings` drops the old table: with foreign keys on, that would
   // cascade to every booking's packages, items and changes. Drizzle migrates in one transaction,
-  // where the migration's own PRAGMA is ignored, so keys are off around it and checked after.
+  // where the migration's own PRAGMA is ignored, so keys are off around it and checked after. The
+  // rename that ends a rebuild would also refuse while an analyst's own view names `bookings`;
+  // the legacy rule renames without reading views, which name the table again once it is back.
   db.pragma("foreign_keys = OFF");
+  db.pragma("legacy_alter_table = ON");
   try {
     migrate(orm, { migrationsFolder: MIGRATIONS });
   } catch (err) {
@@ -86,6 +89,7 @@ function migrateStore(
     logger?.debug({ err }, "migration attempt failed; retrying once");
     migrate(orm, { migrationsFolder: MIGRATIONS });
   } finally {
+    db.pragma("legacy_alter_table = OFF");
     db.pragma("foreign_keys = ON");
   }
   const applied = appliedMigrations(db) - before;

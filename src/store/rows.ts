@@ -42,6 +42,14 @@ const SUMMARY_FIELDS: ReadonlyArray<Field<Source>> = [
   ["receiver_country_code", (r) => v(r.receiver?.addressDetails?.countryCode)],
 ];
 
+/**
+ * Columns a NULL does not overwrite: the summary view carries no sender email (contract 2.6), so the
+ * one the full view gave stays; and a booking's creation time does not change, so a later read whose
+ * `createdAt` fails its check (noted in its problems) keeps the time a good read gave, and with it
+ * the booking's place in every walk and reconcile by time.
+ */
+export const KEPT_IF_NULL: ReadonlySet<string> = new Set(["sender_email", "created_at"]);
+
 /** The summary columns, in the order the statements list them and the values are pushed. */
 export const SUMMARY_COLUMNS: readonly string[] = SUMMARY_FIELDS.map(([column]) => column);
 

@@ -11,6 +11,7 @@ import { type FeedRows, noCounts } from "../feed-writes.js";
 import {
   DETAIL_COLUMNS,
   ITEM_COLUMNS,
+  KEPT_IF_NULL,
   PACKAGE_COLUMNS,
   type Param,
   SUMMARY_COLUMNS,
@@ -30,9 +31,8 @@ const FEED_TRACKED = trackedIn(SUMMARY_COLUMNS);
 const FEED_JSON = FIRST + SUMMARY_COLUMNS.length;
 const FEED_INSERT = `INSERT INTO bookings (id, booking_type, ${SUMMARY_COLUMNS.join(", ")}, summary_json,
   summary_problems, first_seen_at, summary_synced_at)`;
-// The summary view carries no sender email (contract 2.6): keep the one the full view gave.
 const FEED_CONFLICT = `ON CONFLICT (id) DO UPDATE SET ${SUMMARY_COLUMNS.map((c) =>
-  c === "sender_email" ? `${c} = coalesce(excluded.${c}, bookings.${c})` : `${c} = excluded.${c}`,
+  KEPT_IF_NULL.has(c) ? `${c} = coalesce(excluded.${c}, bookings.${c})` : `${c} = excluded.${c}`,
 ).join(", ")},
   booking_type = coalesce(excluded.booking_type, bookings.booking_type),
   summary_json = excluded.summary_json, summary_problems = excluded.summary_problems,
@@ -90,7 +90,9 @@ const REMOTE = FIRST + DETAIL_ALL.indexOf("remote_updated_at");
 // summary_json stays null for a new row: it holds only what the feed served.
 const DETAIL_INSERT = `INSERT INTO bookings (id, booking_type, ${DETAIL_ALL.join(", ")}, detail_json,
   detail_problems, detail_synced_at, listed_by_run, first_seen_at, summary_synced_at)`;
-const DETAIL_CONFLICT = `ON CONFLICT (id) DO UPDATE SET ${DETAIL_ALL.map((c) => `${c} = excluded.${c}`).join(", ")},
+const DETAIL_CONFLICT = `ON CONFLICT (id) DO UPDATE SET ${DETAIL_ALL.map((c) =>
+  c === "created_at" ? `${c} = coalesce(excluded.${c}, bookings.${c})` : `${c} = excluded.${c}`,
+).join(", ")},
   booking_type = coalesce(excluded.booking_type, bookings.booking_type), detail_json = excluded.detail_json,
   detail_problems = excluded.detail_problems, detail_synced_at = excluded.detail_synced_at,
   listed_by_run = coalesce(excluded.listed_by_run, bookings.listed_by_run), missing_since = NULL
