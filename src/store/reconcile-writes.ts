@@ -8,7 +8,8 @@ import type { UnlistedScope } from "../sync/ports.js";
 // What the pass judges: in scope, not marked yet, and known to the mirror before the pass began.
 const JUDGED = `missing_since IS NULL AND first_seen_at < @startedAt AND created_at < @startedAt
       AND (@since IS NULL OR created_at >= @since)
-      AND (@platform IS NULL OR source_platform = @platform)`;
+      AND (@platform IS NULL OR source_platform = @platform)
+      AND (@type IS NULL OR booking_type = @type)`;
 // Of those, the ones the run did not list.
 const UNLISTED = `${JUDGED} AND listed_by_run IS NOT @runId`;
 
@@ -17,6 +18,7 @@ const scopeParams = (s: UnlistedScope) => ({
   startedAt: s.startedAt,
   since: s.since ?? null,
   platform: s.sourcePlatform ?? null,
+  type: s.bookingType ?? null,
 });
 
 /** Prepares `markUnlisted`; returns how many were newly marked. Only after a complete pass. */

@@ -202,6 +202,11 @@ export interface UnlistedScope {
   since?: string | null | undefined;
   /** Only bookings of this source platform, when the pass was filtered by it; default all. */
   sourcePlatform?: string | undefined;
+  /**
+   * A typed mirror's type: only its bookings are judged, so the other type's an older version stored
+   * are never counted missing; default every booking.
+   */
+  bookingType?: BookingType | undefined;
 }
 
 /** A value, or a promise of one: SQLite answers at once, PostgreSQL over the network. */

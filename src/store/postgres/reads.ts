@@ -63,22 +63,29 @@ export async function absentIds(query: Query, ids: readonly string[]): Promise<s
 
 // What the pass judges: in scope, not marked yet, and known to the mirror before the pass began.
 const JUDGED = `missing_since IS NULL AND first_seen_at < $2 AND created_at < $2
-  AND ($3::text IS NULL OR created_at >= $3) AND ($4::text IS NULL OR source_platform = $4)`;
+  AND ($3::text IS NULL OR created_at >= $3) AND ($4::text IS NULL OR source_platform = $4)
+  AND ($5::text IS NULL OR booking_type = $5)`;
 // Of those, the ones the run did not list.
 const NOT_LISTED = "listed_by_run IS DISTINCT FROM $1::integer";
 const UNLISTED = `${JUDGED} AND ${NOT_LISTED}`;
 
-const scopeParams = (s: UnlistedScope) => [s.runId, s.startedAt, s.since ?? null, s.sourcePlatform ?? null];
+const scopeParams = (s: UnlistedScope) => [
+  s.runId,
+  s.startedAt,
+  s.since ?? null,
+  s.sourcePlatform ?? null,
+  s.bookingType ?? null,
+];
 
 export async function markUnlisted(query: Query, scope: UnlistedScope): Promise<number> {
-  const sql = `WITH marked AS (UPDATE bookings SET missing_since = $5 WHERE ${UNLISTED} RETURNING 1)
+  const sql = `WITH marked AS (UPDATE bookings SET missing_since = $6 WHERE ${UNLISTED} RETURNING 1)
     SELECT count(*)::integer AS n FROM marked`;
   return count(query, sql, [...scopeParams(scope), scope.at]);
 }
 
 export async function unlistedTimes(query: Query, scope: UnlistedScope, limit: number): Promise<string[]> {
   const rows = await query<{ at: string }>(
-    `SELECT DISTINCT created_at AS at FROM bookings WHERE ${UNLISTED} ORDER BY created_at DESC LIMIT $5`,
+    `SELECT DISTINCT created_at AS at FROM bookings WHERE ${UNLISTED} ORDER BY created_at DESC LIMIT $6`,
     [...scopeParams(scope), limit],
   );
   return rows.map((r) => r.at);

@@ -52,7 +52,9 @@ export async function runReconcile(deps: SyncDeps, options: ReconcileOptions): P
   const spec = { kind: "reconcile", stream: "reconcile", checkpointBefore: null, counters: totals } as const;
   const { checkpointAfter: _, ...end } = await recordRun(deps, spec, async (runId, startedAt) => {
     await passOver(deps, runId, options, totals);
-    const scope = { runId, startedAt, at: deps.clock.now().toISOString(), since };
+    // A typed mirror judges its own type only: another type's bookings are not the pass's to find.
+    const { bookingType } = options;
+    const scope = { runId, startedAt, at: deps.clock.now().toISOString(), since, bookingType };
     await lookAgain(deps, scope, options, totals);
     withheld = await judgeShare(deps, scope, options);
     if (withheld === null) missing = await deps.store.markUnlisted(scope);
