@@ -412,6 +412,30 @@ describeBackends("mirror contract", (backend) => {
     ]);
   });
 
+  it("records a value the source stopped serving as a change to NULL, and not one that failed its check", async () => {
+    const { mirror, query } = await fresh();
+    await mirror.save(listBatch([okFull(fullRaw(1)), okFull(fullRaw(2))], T1));
+    const later = at(400);
+    const cleared = okFull(fullRaw(1, { carrier: null, updatedAt: later }));
+    const good = okFull(fullRaw(2, { updatedAt: later }));
+    const failed = {
+      ...good,
+      raw: { ...(good.raw as object), carrier: 7 },
+      record: { ...good.record, carrier: undefined },
+      problems: ["carrier: expected string"],
+    };
+    await mirror.save(listBatch([cleared, failed], T2));
+    await mirror.flush();
+    const rows = await query<{ booking_id: string; field: string; new_value: string | null }>(
+      "SELECT booking_id, field, new_value FROM booking_changes ORDER BY id",
+    );
+    expect(rows).toEqual([{ booking_id: id(1), field: "carrier", new_value: null }]);
+    expect(await query("SELECT carrier, detail_problems FROM bookings ORDER BY id")).toEqual([
+      { carrier: null, detail_problems: null },
+      { carrier: null, detail_problems: "carrier: expected string" },
+    ]);
+  });
+
   it("records in booking_changes a payment seen after first sight, with its run, and nothing for a re-read", async () => {
     const { mirror, query } = await fresh();
     await startRun(mirror, "sync", T1);

@@ -1,10 +1,10 @@
 /**
  * `booking_changes`: what an analyst asks "when did it change" about, recorded as the writers
- * update a stored booking. A change is a stored value replaced by another value. First sight is not
- * one, nor a column filled for the first time (the first details read after the feed's summary, or
- * the reverse), nor a value that became NULL because it failed its check (noted in the booking's
- * problems instead), nor a re-read of the same values: so whichever command filled the mirror, the
- * same source history gives the same rows.
+ * update a stored booking. A change is a stored value replaced by another value, or by none when the
+ * source served none. First sight is not one, nor a column filled for the first time (the first
+ * details read after the feed's summary, or the reverse), nor a value that became NULL on a read
+ * with problems (it may have failed its check, which the booking's problems note), nor a re-read of
+ * the same values: so whichever command filled the mirror, the same source history gives the same rows.
  */
 import type Database from "better-sqlite3";
 import type { Param } from "./rows.js";
@@ -38,17 +38,23 @@ export function trackedIn(columns: readonly string[]): Array<readonly [column: s
 /** Stored values as text, as `booking_changes` keeps them. */
 const text = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
 
-/** Each tracked column whose stored value (`before`) was replaced by another (`values[offset + index]`), as text. */
+/**
+ * Each tracked column whose stored value (`before`) was replaced by another (`values[offset + index]`),
+ * as text. A value that became NULL counts only when the new read was `clean` (no problems noted): the
+ * source then really served no value; otherwise the NULL may be a value that failed its check.
+ */
 export function changedColumns(
   tracked: ReturnType<typeof trackedIn>,
   before: Record<string, unknown>,
   values: readonly Param[],
   offset: number,
+  clean: boolean,
 ): Array<[column: string, old: string | null, now: string | null]> {
   return tracked.flatMap(([column, index]): Array<[string, string | null, string | null]> => {
     const old = text(before[column]);
     const now = text(values[offset + index]);
-    return old === null || now === null || old === now ? [] : [[column, old, now]];
+    const replaced = old !== null && old !== now && (now !== null || clean);
+    return replaced ? [[column, old, now]] : [];
   });
 }
 
@@ -63,8 +69,8 @@ export function countOfUpdate(storedJson: string | null, changes: number): "upda
 }
 
 /**
- * Records, for booking `id`, every tracked column whose new value (`values[offset + index]`)
- * differs from `before`; `runId` gives the run being recorded, if any.
+ * Records, for booking `id`, every tracked column `changedColumns` finds changed; `runId` gives the
+ * run being recorded, if any.
  */
 export function changeRecorder(db: Database.Database, runId: () => number | null) {
   const insert = db.prepare(`
@@ -77,8 +83,9 @@ export function changeRecorder(db: Database.Database, runId: () => number | null
     values: readonly Param[],
     offset: number,
     at: string,
+    clean: boolean,
   ): number => {
-    const changes = changedColumns(tracked, before, values, offset);
+    const changes = changedColumns(tracked, before, values, offset, clean);
     for (const [column, old, now] of changes) insert.run(id, column, old, now, at, runId());
     return changes.length;
   };

@@ -154,7 +154,7 @@ export function detailWriter(
       listedBy,
       id,
     );
-    recordChanges(id, TRACKED, stored, values, FIRST_COLUMN, syncedAt);
+    recordChanges(id, TRACKED, stored, values, FIRST_COLUMN, syncedAt, values[PROBLEMS] === null);
     deleteItems.run(id);
     deletePackages.run(id);
     insertChildren(row);

@@ -117,7 +117,10 @@ export function feedWriter(
       return "unchanged";
     }
     update.run(row.slice(FIRST_COLUMN, JSON_TEXT), bookingType, json, row[PROBLEMS], syncedAt, id);
-    return countOfUpdate(stored.json, recordChanges(id, TRACKED, stored, row, FIRST_COLUMN, syncedAt));
+    return countOfUpdate(
+      stored.json,
+      recordChanges(id, TRACKED, stored, row, FIRST_COLUMN, syncedAt, row[PROBLEMS] === null),
+    );
   };
 
   return (part) => {

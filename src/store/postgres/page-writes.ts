@@ -61,7 +61,9 @@ export async function writeFeedPage(
       if (before.missingSince !== null || learnsType) touched.add(id);
       continue;
     }
-    const changed = before ? changedFields(id, FEED_TRACKED, before, row, FIRST, part.syncedAt) : [];
+    const changed = before
+      ? changedFields(id, FEED_TRACKED, before, row, FIRST, part.syncedAt, row[FEED_JSON + 1] === null)
+      : [];
     changes.push(...changed);
     counts[before ? countOfUpdate(before.json, changed.length) : "inserted"]++;
     upserts.set(id, row);
@@ -138,7 +140,17 @@ export async function writeDetailPage(
       continue;
     }
     if (before) {
-      changes.push(...changedFields(id, DETAIL_TRACKED, before, values, FIRST, part.syncedAt));
+      changes.push(
+        ...changedFields(
+          id,
+          DETAIL_TRACKED,
+          before,
+          values,
+          FIRST,
+          part.syncedAt,
+          values[DETAIL_JSON + 1] === null,
+        ),
+      );
       if (!upserts.has(id)) replaced.add(id);
     }
     counts[before ? "updated" : "inserted"]++;

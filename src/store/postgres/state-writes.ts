@@ -22,8 +22,9 @@ export function changedFields(
   values: readonly Param[],
   offset: number,
   at: string,
+  clean: boolean,
 ): Change[] {
-  return changedColumns(tracked, before, values, offset).map(([column, old, now]) => [
+  return changedColumns(tracked, before, values, offset, clean).map(([column, old, now]) => [
     id,
     column,
     old,
