@@ -33,7 +33,7 @@ const bookings = {
       source: `${full("type")}, or the \`bookingType\` of a type-scoped feed stream (\`feed:IN\`, \`feed:LC\`)`,
     },
     created_at: {
-      meaning: `When the booking was created, ${UTC}: the order the walks follow. NULL when the source served no real time (see \`summary_problems\`).`,
+      meaning: `When the booking was created, ${UTC}: the order the walks follow. NULL when the source never served a real one (see \`summary_problems\`, \`detail_problems\`); a later read without one keeps it.`,
       source: `${both("createdAt")}, converted to UTC`,
     },
     booking_date: {
