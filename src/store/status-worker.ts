@@ -112,10 +112,19 @@ function startThread(path: string, onGone: () => void): Thread {
 function spawn(data: ThreadData): Worker {
   const ext = extname(fileURLToPath(import.meta.url));
   const entry = new URL(`./status-worker-thread${ext}`, import.meta.url);
-  // The parent's flags, but not one that makes a file entry fail (`node --input-type=module -e`).
-  const execArgv = process.execArgv.filter((flag) => !flag.startsWith("--input-type"));
-  if (ext !== ".ts") return new Worker(entry, { workerData: data, execArgv });
+  if (ext !== ".ts") return new Worker(entry, { workerData: data, ...threadFlags() });
   // Resolved from the working directory, a checkout's root: only tests and tsx run the sources.
   const boot = `import("tsx/esm/api").then((t) => { t.register(); return import(${JSON.stringify(entry.href)}); })`;
-  return new Worker(boot, { eval: true, workerData: data, execArgv });
+  // tsx is registered by `boot` itself; none of the parent's flags is needed, and some would be refused.
+  return new Worker(boot, { eval: true, workerData: data, execArgv: [] });
+}
+
+/**
+ * The parent's flags, inherited as Node does by default: passed explicitly, a per-process flag
+ * (`--max-old-space-size`, `--title`, `--abort-on-uncaught-exception`) throws
+ * ERR_WORKER_INVALID_EXEC_ARGV. Only a parent started with `--input-type` (`node -e`) passes none,
+ * since that flag, inherited, makes a file entry fail.
+ */
+function threadFlags(): { execArgv?: string[] } {
+  return process.execArgv.some((flag) => flag.startsWith("--input-type")) ? { execArgv: [] } : {};
 }
