@@ -10,6 +10,7 @@ import type { Clock, Logger } from "../sync/ports.js";
 import { errorText } from "./error-text.js";
 import type { Health } from "./health.js";
 import type { TriggerResult } from "./scheduler.js";
+import { ReadTimeoutError, sharedRead } from "./shared-read.js";
 import { renderStatusPage, STATUS_PAGE_HEADERS } from "./status-page.js";
 
 export interface HttpServerOptions {
@@ -23,8 +24,15 @@ export interface HttpServerOptions {
   registry: Pick<Registry, "metrics" | "contentType">;
   /** Asks for a run now (the scheduler's `trigger`). */
   trigger: () => TriggerResult;
-  /** Reads what GET / shows, at request time; without it GET / is 404. A throw answers 503. */
+  /**
+   * Reads what GET / shows; without it GET / is 404. A throw answers 503. Views share one read in
+   * flight and reuse its result for `statusPageReuseMs`.
+   */
   statusPage?: (() => Promise<StatusPageData>) | undefined;
+  /** How long a status page read is reused after it arrived, ms; default 5,000. */
+  statusPageReuseMs?: number | undefined;
+  /** How long a view waits for the read before it answers 503 (the read goes on), ms; default 10,000. */
+  statusPageTimeoutMs?: number | undefined;
   /** When set, POST /sync requires it as a bearer token; else see `triggerGuard`. */
   triggerToken?: string | undefined;
   /** Time for readiness; default the system clock. */
@@ -158,20 +166,34 @@ function buildRoutes(options: HttpServerOptions): Map<string, Map<string, Handle
     ["/metrics", get(metrics)],
     ["/sync", new Map([["POST", sync]])],
   ]);
-  if (options.statusPage) routes.set("/", get(statusPage(options.statusPage, options.logger)));
+  if (options.statusPage) {
+    const read = sharedRead(options.statusPage, {
+      clock,
+      reuseMs: options.statusPageReuseMs ?? 5_000,
+      timeoutMs: options.statusPageTimeoutMs ?? 10_000,
+    });
+    routes.set("/", get(statusPage(read, options.logger)));
+  }
   return routes;
 }
 
-/** GET /: the page, or a short 503 when the database cannot be read now (busy, say). */
+/** GET /: the page, or a short 503 when the database cannot be read now (busy, slow, say). */
 function statusPage(read: () => Promise<StatusPageData>, logger: Logger): Handler {
   return async (_req, res) => {
     let data: StatusPageData;
     try {
       data = await read();
     } catch (err) {
-      logger.error({ error: errorText(err) }, "status page: reading the database failed");
+      const slow = err instanceof ReadTimeoutError;
+      if (slow)
+        logger.warn({ ms: err.timeoutMs }, "status page: the read is slow; it goes on for the next view");
+      else logger.error({ error: errorText(err) }, "status page: reading the database failed");
       res.writeHead(503, { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" });
-      res.end("status unavailable: the database could not be read; the daemon's log says why\n");
+      res.end(
+        slow
+          ? `status unavailable: reading the figures took over ${err.timeoutMs / 1000} s; they are still being read, try again in a moment\n`
+          : "status unavailable: the database could not be read; the daemon's log says why\n",
+      );
       return;
     }
     res.writeHead(200, STATUS_PAGE_HEADERS);
