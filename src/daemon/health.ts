@@ -1,5 +1,5 @@
 /** Readiness of the daemon: ready while the last successful sync is recent enough. */
-import { type FailingStatus, failingText } from "../store/status.js";
+import { type FailingStatus, failingText, nextFailing } from "../store/failing.js";
 import { errorText } from "./error-text.js";
 
 export interface HealthOptions {
@@ -19,7 +19,7 @@ export interface HealthStatus {
   maxAgeSeconds: number;
   /** Failed runs since the last success (or since start-up). */
   failuresSinceSuccess: number;
-  /** First failure since the last success (ISO), else null: how long the daemon has been failing. */
+  /** When the first failed run since the last success started (ISO), else null: how long it has been failing. */
   failingSince: string | null;
   /** Last failure since the last success (ISO), else null. */
   lastFailureAt: string | null;
@@ -30,8 +30,8 @@ export interface HealthStatus {
 export interface Health {
   /** A sync succeeded at `at`; clears the failure count. */
   recordSuccess(at: Date): void;
-  /** A sync failed at `at` with `error`. */
-  recordFailure(at: Date, error: unknown): void;
+  /** A sync that started at `startedAt` (default `at`) failed at `at` with `error`. */
+  recordFailure(at: Date, error: unknown, startedAt?: Date): void;
   /** Readiness as of `now`. */
   status(now: Date): HealthStatus;
 }
@@ -40,37 +40,27 @@ export interface Health {
 export function createHealth(options: HealthOptions): Health {
   const maxAgeSeconds = options.readyMaxAgeSeconds;
   let lastSuccess: Date | null = null;
-  let failures = 0;
+  /** The failing streak, by the rule the status page applies to the stored runs (store/failing.ts). */
+  let streak: FailingStatus | null = null;
   let lastFailure: { at: Date; error: string } | null = null;
-  let firstFailure: Date | null = null;
-  /** Failures since the last success with `lastFailure`'s error. */
-  let sameError = 0;
 
   return {
     recordSuccess(at) {
       if (lastSuccess === null || at > lastSuccess) lastSuccess = at;
-      failures = 0;
+      streak = nextFailing(streak, { status: "success", startedAt: at.toISOString(), error: null });
       lastFailure = null;
-      firstFailure = null;
-      sameError = 0;
     },
-    recordFailure(at, error) {
+    recordFailure(at, error, startedAt = at) {
       const text = errorText(error);
-      failures++;
-      sameError = text === lastFailure?.error ? sameError + 1 : 1;
-      firstFailure ??= at;
+      streak = nextFailing(streak, { status: "failed", startedAt: startedAt.toISOString(), error: text });
       lastFailure = { at, error: text };
     },
     status(now) {
-      const streak: FailingStatus | null =
-        firstFailure && lastFailure
-          ? { since: firstFailure.toISOString(), runs: failures, error: lastFailure.error, sameError }
-          : null;
       const failureNote = streak ? `; ${failingText(streak)}` : "";
       const base = {
         lastSuccessAt: lastSuccess?.toISOString() ?? null,
         maxAgeSeconds,
-        failuresSinceSuccess: failures,
+        failuresSinceSuccess: streak?.runs ?? 0,
         failingSince: streak?.since ?? null,
         lastFailureAt: lastFailure?.at.toISOString() ?? null,
         lastError: lastFailure?.error ?? null,

@@ -142,7 +142,7 @@ export function createRunner(options: RunnerOptions): Runner {
       health.recordSuccess(at);
       authRejects = 0;
     } else if (report.status === "failed") {
-      health.recordFailure(at, report.error ?? new Error("sync failed"));
+      health.recordFailure(at, report.error ?? new Error("sync failed"), new Date(report.startedAt));
       noteAuth(report.error);
     }
     return { kind: "sync", report };

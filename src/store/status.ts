@@ -4,6 +4,7 @@
  */
 import type Database from "better-sqlite3";
 import { DETAILS_STREAM } from "../sync/list/details.js";
+import { type FailingStatus, failingOf, type SyncRunEnd } from "./failing.js";
 import type { DatabaseStatus, MirrorReader } from "./snapshot.js";
 import { RECORD_STREAMS, readSourceState, type SourceState } from "./source-status.js";
 
@@ -74,18 +75,6 @@ export interface RunStatus {
   error: string | null;
 }
 
-/** A run of failed `sync` runs since the last success (or since the first run). */
-export interface FailingStatus {
-  /** When the first of them started. */
-  since: string;
-  /** How many failed, the newest included. */
-  runs: number;
-  /** The newest one's error. */
-  error: string | null;
-  /** How many of the newest of them, in a row, failed with that same error. */
-  sameError: number;
-}
-
 export interface DriftStatus {
   runId: number;
   stream: string | null;
@@ -98,6 +87,8 @@ export interface DriftStatus {
   /** sourceTotal - localTotal: positive when the mirror is short. */
   difference: number;
 }
+
+export { type FailingStatus, failingText } from "./failing.js";
 
 const NO_BOOKINGS: Status["bookings"] = { total: 0, withDetails: 0, missing: 0, withProblems: 0 };
 
@@ -151,33 +142,17 @@ async function lastSuccess(db: MirrorReader, now: Date): Promise<Status["lastSuc
 }
 
 /**
- * "failing since <time>: N runs in a row: <error>", with `time` formatting the start; one sentence
- * for /readyz, the status page and `status`.
+ * The failing streak as `failingOf` judges it, over the sync runs since the newest success: the rule
+ * ends a streak at every success, so the runs before it cannot change the result.
  */
-export function failingText(f: FailingStatus, time: (iso: string) => string = (iso) => iso): string {
-  const error = f.error ?? "no error recorded";
-  if (f.runs === 1) return `the last sync failed at ${time(f.since)}: ${error}`;
-  const same = f.sameError === f.runs ? "" : ` (the last ${f.sameError} with this error)`;
-  return `failing since ${time(f.since)}: ${f.runs} runs in a row${same}: ${error}`;
-}
-
 async function failing(db: MirrorReader): Promise<FailingStatus | null> {
-  const after = `kind = 'sync' AND status = 'failed' AND id > coalesce(
-    (SELECT max(id) FROM sync_runs WHERE kind = 'sync' AND status = 'success'), 0)`;
-  const [newest] = await db.all<{ error: string | null }>(
-    `SELECT error FROM sync_runs WHERE ${after} ORDER BY id DESC LIMIT 1`,
+  const runs = await db.all<SyncRunEnd>(
+    `SELECT status, started_at AS "startedAt", error FROM sync_runs
+    WHERE kind = 'sync' AND id > coalesce(
+      (SELECT max(id) FROM sync_runs WHERE kind = 'sync' AND status = 'success'), 0)
+    ORDER BY id`,
   );
-  if (!newest) return null;
-  // Compared with '' for NULL, which `<>` would never match.
-  const [row] = await db.all<Omit<FailingStatus, "error">>(
-    `SELECT min(started_at) AS since, count(*) AS runs,
-      (SELECT count(*) FROM sync_runs WHERE ${after} AND id > coalesce(
-        (SELECT max(id) FROM sync_runs WHERE ${after} AND coalesce(error, '') <> $1), 0)) AS "sameError"
-    FROM sync_runs WHERE ${after}`,
-    [newest.error ?? ""],
-  );
-  if (!row) return null;
-  return { since: row.since, runs: Number(row.runs), error: newest.error, sameError: Number(row.sameError) };
+  return failingOf(runs);
 }
 
 async function streams(db: MirrorReader, now: Date, bookings: Status["bookings"]): Promise<StreamStatus[]> {
