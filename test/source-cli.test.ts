@@ -7,6 +7,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { type Simulator, startSimulator } from "../src/simulator/index.js";
 import { freePort, http, spawnDaemon } from "./support/daemon-process.js";
@@ -37,6 +38,17 @@ function mirror(dbPath: string): { ids: string[]; missing: number } {
     const ids = db.prepare("SELECT id FROM bookings ORDER BY id").pluck().all() as string[];
     const missing = db.prepare("SELECT count(*) FROM bookings WHERE missing_since IS NOT NULL").pluck().get();
     return { ids, missing: missing as number };
+  } finally {
+    db.close();
+  }
+}
+
+/** Deletes the `source` row (`null`: a mirror made before sources were remembered) or sets its text. */
+function editSourceRow(dbPath: string, text: string | null): void {
+  const db = new Database(dbPath);
+  try {
+    if (text === null) db.prepare("DELETE FROM sync_state WHERE stream = 'source'").run();
+    else db.prepare("UPDATE sync_state SET progress_json = ? WHERE stream = 'source'").run(text);
   } finally {
     db.close();
   }
@@ -128,6 +140,40 @@ describe("one mirror, one source", () => {
     await simulator({ ...same, port: first.port });
     const back = await runCli(["sync"], env);
     expect(back.code, back.stderr).toBe(0);
+  });
+
+  it("holds a mirror made before sources were remembered to its bookings; shows an edited record as unreadable", async () => {
+    h = await harness({ bookings: 2000 });
+    const mine = h.env({ LOG_LEVEL: "warn" });
+    expect((await runCli(["sync"], mine)).code).toBe(0);
+    editSourceRow(h.dbPath, null);
+    const before = mirror(h.dbPath);
+    const other = await simulator({ seed: 2, bookings: 10 });
+    const theirs = { ...mine, BOOKING_API_BASE_URL: other.url };
+    const refused = await runCli(["reconcile"], theirs);
+    expectRefused(refused, "this mirror has no record of its source yet", "holds 2000 bookings", other.url);
+    expect(mirror(h.dbPath)).toEqual(before);
+    expect(await statusJson(mine)).toMatchObject({ source: null });
+
+    const back = await runCli(["sync"], mine);
+    expect(back.code, back.stderr).toBe(0);
+    expect(await statusJson(mine)).toMatchObject({ source: { baseUrl: h.sim.url } });
+
+    for (const edited of ['{"baseUrl": 5, "bookings": "by hand"}', "not json {"]) {
+      editSourceRow(h.dbPath, edited);
+      expect(await statusJson(mine)).toMatchObject({ source: { unreadable: true } });
+      const text = await runCli(["status"], mine);
+      expect(text.code, text.stderr).toBe(0);
+      expect(text.stdout).toMatch(/^source +unreadable source record: /m);
+    }
+    // Over a record it cannot read, a command checks its source and remembers it anew, as adopt-source does.
+    const anew = await runCli(["sync"], mine);
+    expect(anew.code, anew.stderr).toBe(0);
+    expect(await statusJson(mine)).toMatchObject({ source: { baseUrl: h.sim.url } });
+    editSourceRow(h.dbPath, "not json {");
+    const adopt = await runCli(["adopt-source"], mine);
+    expect(adopt.code, adopt.stderr).toBe(0);
+    expect(await statusJson(mine)).toMatchObject({ source: { baseUrl: h.sim.url, bookings: [] } });
   });
 
   it("shows withheld marks on /readyz and the status page, and a scheduled reconcile that withholds does not fail", async () => {

@@ -54,6 +54,11 @@ async function anotherSource(options: { bookings: number }): Promise<{ sim: Simu
 
 const idOf = (x: MirrorHarness, i: number) => x.sim.dataset.full(i)._id;
 
+/** A mirror as a version before the source check left it: its bookings, no record of their source. */
+async function forget(x: MirrorHarness): Promise<void> {
+  await x.execute("DELETE FROM sync_state WHERE stream = $1", [SOURCE_STREAM]);
+}
+
 describeBackends("the mirror's source", (backend) => {
   it("is remembered by the first page read; a command against another address is refused before any request", async () => {
     h = await mirrorHarness(backend, { bookings: 300 });
@@ -123,12 +128,64 @@ describeBackends("the mirror's source", (backend) => {
   it("remembers the source anew over a record it did not write", async () => {
     h = await mirrorHarness(backend, { bookings: 50 });
     expect((await runSync(guarded(h), SYNC)).status).toBe("success");
-    await h.execute("UPDATE sync_state SET progress_json = $1 WHERE stream = $2", [
+    const edits = [
       JSON.stringify({ baseUrl: "https://elsewhere.example/api/v2", bookings: "edited by hand" }),
-      SOURCE_STREAM,
-    ]);
+      "not JSON {",
+    ];
+    for (const edit of edits) {
+      await h.execute("UPDATE sync_state SET progress_json = $1 WHERE stream = $2", [edit, SOURCE_STREAM]);
+      expect((await runSync(guarded(h), SYNC)).status).toBe("success");
+      expect(await remembered(h)).toMatchObject({ baseUrl: h.sim.url, bookings: [{}, {}, {}] });
+    }
+  });
+
+  it("holds a mirror made before the check to its bookings: another source is refused, nothing read in", async () => {
+    h = await mirrorHarness(backend, { bookings: 300 });
+    expect((await runSync(guarded(h), SYNC)).status).toBe("success");
+    await forget(h);
+    const before = await h.mirrorIds();
+    const { sim, api } = await anotherSource({ bookings: 10 });
+    const report = await runReconcile(guarded(h, api, sim.url), { since: null });
+    expect(report).toMatchObject({ status: "failed", inserted: 0, missing: 0 });
+    const refusal = findCause(report.error, SourceMismatchError)?.message;
+    expect(refusal).toContain("this mirror has no record of its source yet");
+    expect(refusal).toContain("holds 300 bookings");
+    expect(refusal).toContain(`${sim.url}, with the configured token, serves none of them`);
+    // Its first page, the feed just below the mirror's checkpoint, then its oldest page (its only one).
+    expect(sim.stats.byEndpoint).toMatchObject({ feed: 1, list: 2 });
+    expect(await h.mirrorIds()).toEqual(before);
+    expect(await remembered(h)).toBeNull();
+    // Pointed back at its own source: remembered, and the command goes on.
     expect((await runSync(guarded(h), SYNC)).status).toBe("success");
     expect(await remembered(h)).toMatchObject({ baseUrl: h.sim.url, bookings: [{}, {}, {}] });
+  });
+
+  it("recognises its own source at no extra request when the first page holds a booking it holds", async () => {
+    h = await mirrorHarness(backend, { bookings: 300 });
+    expect((await runSync(guarded(h), SYNC)).status).toBe("success");
+    h.sim.resetStats();
+    expect((await runSync(guarded(h), SYNC)).status).toBe("success");
+    const remembering = { ...h.sim.stats.byEndpoint };
+    await forget(h);
+    h.sim.resetStats();
+    expect((await runSync(guarded(h), SYNC)).status).toBe("success");
+    expect(h.sim.stats.byEndpoint).toEqual(remembering);
+    expect(await remembered(h)).toMatchObject({ baseUrl: h.sim.url });
+  });
+
+  it("finds its own source's bookings below the checkpoint when more than a page arrived", async () => {
+    h = await mirrorHarness(backend, { bookings: 300 });
+    expect((await runSync(guarded(h), SYNC)).status).toBe("success");
+    await forget(h);
+    h.sim.insert(150);
+    h.sim.resetStats();
+    expect((await runSync(guarded(h), SYNC)).status).toBe("success");
+    const ids = (await remembered(h))?.bookings.map((b) => b.id) ?? [];
+    expect(ids).toHaveLength(3);
+    // Remembered by bookings the mirror held before this run, just below its checkpoint (299 is the
+    // newest): found by the probe, not by the new page nor the oldest page.
+    const nearest = Array.from({ length: 20 }, (_, k) => idOf(h as MirrorHarness, 299 - k));
+    expect(ids.every((id) => nearest.includes(id))).toBe(true);
   });
 
   it("lets a mirror without bookings take the source it is pointed at", async () => {

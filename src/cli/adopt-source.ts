@@ -1,6 +1,7 @@
 /** `booking-sync adopt-source`: the mirror mirrors the configured source from now on, a person's decision. */
 import type { Command } from "commander";
-import { SOURCE_STREAM, type SourceRecord, saveSource, sourceAddress } from "../sync/source.js";
+import { saveSource, sourceAddress } from "../sync/source.js";
+import { readSourceRecord } from "../sync/source-guard.js";
 import { EXIT } from "./output.js";
 import { runAsWriter } from "./writer-command.js";
 
@@ -19,7 +20,7 @@ export function registerAdoptSource(program: Command): void {
 
 async function adoptAction(flags: Record<string, unknown>): Promise<number> {
   return runAsWriter(flags, async ({ app, config }) => {
-    const { progress: before } = await app.store.readProgress<SourceRecord>(SOURCE_STREAM);
+    const before = await readSourceRecord(app.store);
     const address = sourceAddress(config.apiBaseUrl as string);
     const now = app.clock.now().toISOString();
     // No bookings yet: the next command's first page is remembered as this source's, unchecked.

@@ -3,7 +3,7 @@
  * script. Pure: data in, HTML out. Every interpolated value is escaped unless it is markup built here,
  * since run errors quote the source and may hold anything, `<script>` included.
  */
-import { sourceHost, withheldLine } from "../cli/source-text.js";
+import { knownSource, sourceHost, unknownSource, withheldLine } from "../cli/source-text.js";
 import { age } from "../cli/status-text.js";
 import type { DailyTotal, StatusPageData } from "../store/daily.js";
 import { failingText, type RunStatus, type Status, type StreamStatus } from "../store/status.js";
@@ -88,6 +88,7 @@ function figures(s: Status): Markup {
   const last = s.lastSuccess;
   const drift = s.drift;
   const withheld = s.reconcileWithheld;
+  const source = knownSource(s.source);
   return html`<section aria-label="Figures"><dl class="figures">
 ${withheld ? card("Missing marks withheld", html`<span data-figure="reconcile-withheld" class="bad">${count.format(withheld.count)}</span>`, html`${withheldLine(withheld)}`) : null}
 ${card(
@@ -123,10 +124,8 @@ ${card(
 )}
 ${card(
   "Source",
-  html`<span data-figure="source">${s.source ? sourceHost(s.source.baseUrl) : "not known yet"}</span>`,
-  s.source
-    ? html`${s.source.baseUrl}, since ${when(s.source.since)}`
-    : html`remembered by the first command that reads the API`,
+  html`<span data-figure="source">${source ? sourceHost(source.baseUrl) : unknownSource(s.source).value}</span>`,
+  source ? html`${source.baseUrl}, since ${when(source.since)}` : html`${unknownSource(s.source).note}`,
 )}
 </dl></section>`;
 }

@@ -1,7 +1,9 @@
 /**
  * Missing marks a reconcile withheld, as /readyz shows them until a person decides: read from the
- * mirror at start-up and after each reconcile run, so a restart or a decision made by hand shows.
- * Readiness itself still follows the sync: withheld marks are a question, not an outage.
+ * mirror at start-up and after each of the daemon's reconcile runs. While it runs no other process
+ * can change them: `reconcile --apply-missing` needs the writer lease the daemon holds, so a decision
+ * made by hand is made with the daemon stopped and shows when it starts again. (The status page
+ * reads the mirror on every request.) Readiness still follows the sync: a question, not an outage.
  */
 import { WITHHELD_STREAM, type WithheldMarks, withheldText } from "../sync/list/missing-share.js";
 import type { Logger, SyncStore } from "../sync/ports.js";

@@ -4,9 +4,12 @@
  * without a request, and a first page that holds a booking the mirror holds proves the rest. Only a
  * first page that shares nothing with the mirror (another source, or more new bookings than a page)
  * costs one more request: the feed just after the bookings the mirror remembers its source by; and
- * only when those are gone too, two list-bookings requests for the source's oldest bookings.
+ * only when those are gone too, two list-bookings requests for the source's oldest bookings. A
+ * mirror with bookings but no record of its source (made before this check) is held to the same
+ * evidence, its feed checkpoint standing in for the remembered bookings, before anything is remembered.
  */
 import { coerceError, findCause } from "../errors.js";
+import { FEED_STREAMS } from "./backfill/backfill.js";
 import { cursorFor } from "./feed/window.js";
 import type { Checked, Clock, Logger, PartnerApi, SyncStore } from "./ports.js";
 import {
@@ -14,6 +17,7 @@ import {
   bookingsMismatch,
   fingerprintOf,
   idsOf,
+  isSourceRecord,
   SOURCE_STREAM,
   type SourceBooking,
   SourceMismatchError,
@@ -21,6 +25,7 @@ import {
   sameAddress,
   saveSource,
   sourceAddress,
+  unrecordedMismatch,
 } from "./source.js";
 
 /** What the check needs of the mirror. */
@@ -96,14 +101,14 @@ export async function checkSource(
   signal: AbortSignal | undefined,
   first: () => Promise<Records>,
 ): Promise<void> {
-  const { progress } = await o.store.readProgress<SourceRecord>(SOURCE_STREAM);
-  const remembered = wellFormed(progress) ? progress : null;
+  const remembered = await readSourceRecord(o.store);
   const sameSource = remembered !== null && sameAddress(remembered.baseUrl, o.baseUrl);
   // A mirror without bookings has nothing to protect: it takes the source it is pointed at.
   if (remembered !== null && !sameSource && (await holdsBookings(o.store)))
     throw addressMismatch(remembered, o.baseUrl);
   const records = await first();
-  if (remembered === null || !sameSource || remembered.bookings.length === 0) {
+  if (remembered === null) return recognise(api, o, signal, records);
+  if (!sameSource || remembered.bookings.length === 0) {
     await learn(o, records, sameSource ? remembered : null);
     return;
   }
@@ -119,15 +124,62 @@ export async function checkSource(
   throw bookingsMismatch(remembered, o.baseUrl);
 }
 
-/** A record this version wrote; anything else (edited by hand) is remembered anew, not trusted. */
-function wellFormed(r: unknown): r is SourceRecord {
-  const x = r as Partial<SourceRecord> | null;
-  return (
-    typeof x?.baseUrl === "string" &&
-    typeof x.since === "string" &&
-    Array.isArray(x.bookings) &&
-    x.bookings.every((b) => typeof b?.id === "string" && typeof b.at === "string")
-  );
+/**
+ * The mirror's source as remembered; null when none is, or for a record this version did not write
+ * (edited by hand, JSON or not), which the guard checks and remembers anew.
+ */
+export async function readSourceRecord(store: Pick<SyncStore, "readProgress">): Promise<SourceRecord | null> {
+  try {
+    const { progress } = await store.readProgress<unknown>(SOURCE_STREAM);
+    return isSourceRecord(progress) ? progress : null;
+  } catch (err) {
+    if (findCause(err, SyntaxError)) return null;
+    throw err;
+  }
+}
+
+/**
+ * No record of the source (a mirror made before sources were remembered, or a record edited by hand):
+ * a mirror that holds bookings remembers the source only once it serves one of them, looked for where
+ * a remembered source is (its first page, the feed just after the mirror's newest checkpoint, its
+ * oldest page); a source that serves none is refused before the core stores a page of it.
+ */
+async function recognise(
+  api: PartnerApi,
+  o: SourceGuardOptions,
+  signal: AbortSignal | undefined,
+  records: Records,
+): Promise<void> {
+  const held = await o.store.countBookings();
+  // The everyday case costs no request: the command's own first page holds a booking the mirror holds.
+  if (held === 0 || (await heldOf(o.store, records)).length > 0) return learn(o, records, null);
+  const checkpoint = await newestCheckpoint(o.store);
+  if (checkpoint !== null) {
+    const near = await api.fetchRecent({ limit: PROBE_LIMIT, cursor: cursorFor(checkpoint) }, signal);
+    const known = await heldOf(o.store, near.records);
+    if (known.length > 0) return learn(o, known, null);
+  }
+  const known = await heldOf(o.store, await oldestPage(api, signal));
+  if (known.length > 0) return learn(o, known, null);
+  throw unrecordedMismatch(o.baseUrl, held);
+}
+
+/** The newest checkpoint of the feed's streams: below it the mirror holds what the source served. */
+async function newestCheckpoint(store: SourceStore): Promise<string | null> {
+  let newest: string | null = null;
+  for (const stream of FEED_STREAMS) {
+    const { checkpoint } = await store.readProgress(stream);
+    if (checkpoint !== null && (newest === null || checkpoint > newest)) newest = checkpoint;
+  }
+  return newest;
+}
+
+/** The valid records of `records` whose booking the mirror holds. */
+async function heldOf(store: SourceStore, records: Records): Promise<Records> {
+  const ids = idsOf(records);
+  if (ids.length === 0) return [];
+  const absent = new Set(await store.absentIds(ids));
+  return records.filter((r) => r.ok && !absent.has(r.id));
 }
 
 /**
@@ -183,8 +235,7 @@ async function learn(o: SourceGuardOptions, records: Records, kept: SourceRecord
 
 /** The remembered bookings are gone, but the source serves bookings the mirror holds: remember those. */
 async function reanchor(o: SourceGuardOptions, remembered: SourceRecord, records: Records): Promise<void> {
-  const absent = new Set(await o.store.absentIds(idsOf(records)));
-  const bookings: SourceBooking[] = fingerprintOf(records.filter((r) => r.ok && !absent.has(r.id)));
+  const bookings: SourceBooking[] = fingerprintOf(await heldOf(o.store, records));
   if (bookings.length === 0) return;
   o.logger.warn(
     { gone: remembered.bookings.map((b) => b.id), now: bookings.map((b) => b.id) },

@@ -29,6 +29,20 @@ export interface SourceRecord {
   since: string;
 }
 
+/**
+ * Whether a stored value is a `SourceRecord` as this version writes it. The one rule for a record
+ * edited by hand: the guard remembers the source anew over it, `status` shows it as unreadable.
+ */
+export function isSourceRecord(r: unknown): r is SourceRecord {
+  const x = r as Partial<SourceRecord> | null;
+  return (
+    typeof x?.baseUrl === "string" &&
+    typeof x.since === "string" &&
+    Array.isArray(x.bookings) &&
+    x.bookings.every((b) => typeof b?.id === "string" && typeof b.at === "string")
+  );
+}
+
 /** The part of a base URL that names a source: origin and path, no query, no trailing slash. */
 export function sourceAddress(baseUrl: string): string {
   try {
@@ -99,5 +113,15 @@ export function bookingsMismatch(remembered: SourceRecord, configured: string): 
       `remembers its source by (${ids || "none"}) nor any of its oldest bookings this mirror holds: ` +
       `it is another account or another source than the one mirrored here since ${remembered.since}; ` +
       "refusing to mix their bookings",
+  );
+}
+
+/** The refusal when the mirror has no record of its source yet and the source serves none of its bookings. */
+export function unrecordedMismatch(configured: string, held: number): SourceMismatchError {
+  return new SourceMismatchError(
+    `this mirror has no record of its source yet (it was filled before sources were remembered, or the ` +
+      `record was edited) and holds ${held} bookings; ${sourceAddress(configured)}, with the configured ` +
+      "token, serves none of them (its newest, the ones around the mirror's checkpoint, its oldest): " +
+      "it is another account or another source than the one this mirror was filled from; refusing to mix their bookings",
   );
 }
