@@ -9,6 +9,7 @@ import { escapeHtml } from "../src/daemon/status-html.js";
 import { renderStatusPage } from "../src/daemon/status-page.js";
 import { DAILY_DAYS, lagosDays } from "../src/store/daily.js";
 import type { Status } from "../src/store/status.js";
+import { rawControls } from "./support/controls.js";
 import { analyst, type Harness, harness } from "./support/harness.js";
 import { chart, figure, personalValues, serveStatusPage } from "./support/status-page.js";
 
@@ -217,7 +218,7 @@ describe("renderStatusPage", () => {
   });
 
   it("escapes every string it is given, not only errors", () => {
-    const evil = `"><script>alert(1)</script>`;
+    const evil = `"><script>alert(1)</script>\u001b]0;pwned\u0007\u001b[2J\r\u009b`;
     const status: Status = {
       at: AT.toISOString(),
       database: { path: evil, bytes: 0, walBytes: 0, backend: "sqlite" },
@@ -258,6 +259,10 @@ describe("renderStatusPage", () => {
     const daily = lagosDays(DAILY_DAYS, AT).map((day) => ({ day, bookings: 0, totalAmount: 0 }));
     const page = renderStatusPage({ status, daily });
     expect(page).not.toContain("<script");
-    expect(page).toContain("&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;");
+    expect(page).toContain(
+      "&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;\\u001b]0;pwned\\u0007\\u001b[2J\\r\\u009b",
+    );
+    // The source's controls show as escapes on the page too, never raw.
+    expect(rawControls(page, "\n")).toEqual([]);
   });
 });
