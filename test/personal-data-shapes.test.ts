@@ -32,6 +32,18 @@ function whole(value: unknown): unknown {
 }
 
 describe("a personal subtree of an unexpected shape", () => {
+  it("hashes to known HMAC-SHA256 values (computed outside this code): normalised text, phone digits, canonical JSON", () => {
+    expect(hash("  Ada   OBI ", "text")).toBe(
+      "hmac-sha256:f48d1a33f066686a471675aeb72c3798cc196b4debf3a3bea0c3fb2b5a2fb410",
+    );
+    expect(hash("+234 803 123 4567", "phone")).toBe(
+      "hmac-sha256:3dff467992c67ffe9612e88ec74f4f5161b361924f8186a2aee3637f05462fd6",
+    );
+    expect(hashJson({ b: 1, a: [2] })).toBe(
+      "hmac-sha256:0f9f0ac5a5d2193af76105359948fe5906071bbdc28994630900cef5f37cf1da",
+    );
+  });
+
   it("knows the subtrees that must be objects", () => {
     expect(PERSONAL_SUBTREES).toEqual([
       "sender",
