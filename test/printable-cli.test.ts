@@ -3,7 +3,7 @@
  * CSIs), through the CLI as a subprocess: the sync line, its error, the status table, the stale
  * reason and pretty logs on a terminal show each control as an escape; JSON keeps the message exact.
  */
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,7 +13,7 @@ import { errorText } from "../src/daemon/error-text.js";
 import { ApiError } from "../src/errors.js";
 import { createLogger } from "../src/logger.js";
 import { HOSTILE_MESSAGE, rawControls, withoutColours } from "./support/controls.js";
-import { CLI, type CliResult, runCli } from "./support/harness.js";
+import { CLI, runCli, runProcess } from "./support/harness.js";
 import { closeServers, errorBody, json, serve } from "./support/scripted-server.js";
 
 /** Long and unlike any word of the message, so scrubbing the token hides nothing else. */
@@ -96,7 +96,7 @@ describe("pretty logs, as a terminal gets them", () => {
       const env = await hostileEnv();
       // -onlcr: the terminal would turn each LF into CR LF, and a CR is what the test looks for.
       const command = `stty -onlcr; exec '${process.execPath}' '${CLI}' sync`;
-      const r = await run("script", ["-qec", command, "/dev/null"], env);
+      const r = await runProcess("script", ["-qec", command, "/dev/null"], env);
       expect(r.code).toBe(1);
       expect(r.stdout).toContain(`sync failed: fetch-recent-bookings: HTTP 400 Bad Request: ${SHOWN}`);
       // pino-pretty's colours are the only sequences left.
@@ -147,17 +147,4 @@ function collect() {
     },
   });
   return { stream, text: () => chunks.join("") };
-}
-
-/** Runs `file` asynchronously (the server answering it lives in this process) and collects its output. */
-function run(file: string, args: string[], env: NodeJS.ProcessEnv): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(file, args, { env, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d) => (stdout += d));
-    child.stderr.on("data", (d) => (stderr += d));
-    child.on("error", reject);
-    child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }));
-  });
 }

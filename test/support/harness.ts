@@ -140,8 +140,18 @@ export function runNode(
   env: NodeJS.ProcessEnv = process.env,
   onSpawn?: (child: ChildProcess) => void,
 ): Promise<CliResult> {
+  return runProcess(process.execPath, args, env, onSpawn);
+}
+
+/** Runs `file <args>` asynchronously and collects its output; `onSpawn` gets the child. */
+export function runProcess(
+  file: string,
+  args: string[],
+  env: NodeJS.ProcessEnv = process.env,
+  onSpawn?: (child: ChildProcess) => void,
+): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(file, args, { env, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d) => (stdout += d));
