@@ -100,6 +100,40 @@ describe("a booking with one bad field is still a booking", () => {
     }
   });
 
+  it("reads a page over the body cap again in smaller pages: a record over it, its time after the huge field, costs only itself", async () => {
+    source = await startCraftedSource({
+      count: 400,
+      seed: 31,
+      craft(b, k) {
+        if (k === 123) {
+          b.summary.receiver.contact.name = FIVE_MB;
+          b.full.receiver.contact.name = FIVE_MB;
+        }
+      },
+    });
+    const big = source.bookings[123] as (typeof source.bookings)[number];
+    // Both views name the receiver before `createdAt`, so the time shows only past the 5 MB.
+    expect(Object.keys(big.summary).indexOf("receiver")).toBeLessThan(
+      Object.keys(big.summary).indexOf("createdAt"),
+    );
+    const { result, db } = await sync({ SYNC_MAX_RESPONSE_MB: "1" });
+    expect(result.code, result.stderr.slice(-2000)).toBe(0);
+    const mirror = analyst(db);
+    try {
+      expect(mirror.prepare("SELECT id FROM bookings ORDER BY 1").pluck().all()).toEqual(
+        source.bookings.map((b) => b.id).sort(),
+      );
+      const row = mirror
+        .prepare("SELECT created_at, summary_json, summary_problems FROM bookings WHERE id = ?")
+        .get(big.id) as { created_at: string; summary_json: string; summary_problems: string };
+      expect(row.created_at).toBe(big.summary.createdAt);
+      expect(JSON.parse(row.summary_json)).toMatchObject({ _id: big.id, $omitted: { reason: "record" } });
+      expect(row.summary_problems).toMatch(/^record: \d+ bytes, over the 1048576-byte cap/);
+    } finally {
+      mirror.close();
+    }
+  });
+
   it("quarantines a record without `_id` alone, and stores the rest", async () => {
     source = await startCraftedSource({
       count: 300,

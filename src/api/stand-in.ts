@@ -3,13 +3,16 @@
  * streamed once more to its end (at most `STAND_IN_READ_FACTOR` times the cap), keeping only the
  * first and last few KB, so memory stays bounded whatever its size; what the page held is then an
  * `OversizedRecord` (bounds.ts), which the record checks turn into a booking with a marker when its
- * own `_id` shows at its top level in the first KB.
+ * own `_id` shows at its top level anywhere in the body (record-keys.ts).
  */
+
+import { StringDecoder } from "node:string_decoder";
 import type { Got } from "got";
 import { ApiError } from "../errors.js";
 import type { FeedPage, ListPage } from "../sync/ports.js";
 import { OversizedRecord } from "./bounds.js";
 import { type ObserveCtx, observe } from "./observe.js";
+import { RecordKeys } from "./record-keys.js";
 import { type Endpoint, parseFeed, parseList, statusLabel, type Verdict } from "./response.js";
 
 /** Bytes kept of each end of the body. */
@@ -25,6 +28,8 @@ export interface BodyEnds {
   bytes: number;
   /** Whether the body was read to its end (the envelope after the record is then in `tail`). */
   ended: boolean;
+  /** The record's own `_id` and `createdAt`, wherever in the body they were (record-keys.ts). */
+  own: { _id?: string; createdAt?: string };
 }
 
 /** What reading a stand-in needs from the client. */
@@ -79,6 +84,12 @@ function pageOf<P>(endpoint: Endpoint, verdict: Verdict<P>): P & { attempts: num
   if (!verdict.ok) throw new ApiError(`${endpoint}: ${verdict.problem}`, { retryable: false });
   return { ...verdict.page, attempts: 1 };
 }
+
+/** The keys from a body's root to its records array, for each endpoint. */
+const RECORDS_PATH: Record<Endpoint, readonly string[]> = {
+  "fetch-recent-bookings": ["data", "bookings"],
+  "list-bookings": ["data"],
+};
 
 /** Where a page's records array opens, for each endpoint: a body without it is no page to stand in for. */
 const OPENING: Record<Endpoint, RegExp> = {
@@ -137,6 +148,8 @@ async function streamEnds(
     onStatus(status);
   });
   const limit = ctx.maxBodyBytes * STAND_IN_READ_FACTOR;
+  const keys = new RecordKeys(RECORDS_PATH[endpoint]);
+  const decoder = new StringDecoder("utf8");
   let head = Buffer.alloc(0);
   let tail = Buffer.alloc(0);
   let bytes = 0;
@@ -147,6 +160,7 @@ async function streamEnds(
       const heading = head.length < KEEP_BYTES;
       if (heading) head = Buffer.concat([head, chunk.subarray(0, KEEP_BYTES - head.length)]);
       if (heading && head.length >= KEEP_BYTES && !OPENING[endpoint].test(head.toString("utf8"))) break;
+      if (!keys.done) keys.push(decoder.write(chunk));
       tail = Buffer.from(Buffer.concat([tail, chunk.subarray(-KEEP_BYTES)]).subarray(-KEEP_BYTES));
       bytes += chunk.length;
       if (bytes > limit) {
@@ -171,51 +185,25 @@ async function streamEnds(
     });
   const text = head.toString("utf8");
   if (!OPENING[endpoint].test(text)) return null;
-  return { head: text, tail: tail.toString("utf8"), bytes, ended };
+  return { head: text, tail: tail.toString("utf8"), bytes, ended, own: keys.found };
 }
 
 /**
- * The stand-in for the one record of `ends`' page: its size, and the `_id` and `createdAt` its first
- * KB show at its own top level (a nested item's come first in the full view, and are not its own).
- * One whose `_id` does not show there is quarantined: nothing else names it for certain.
+ * The stand-in for the one record of `ends`' page: its size, its first bytes, and the `_id` and
+ * `createdAt` found at its own top level as the body streamed by. One whose `_id` did not show is
+ * quarantined: nothing else names it for certain.
  */
 export function standIn(ends: BodyEnds, key: "bookings" | "data"): OversizedRecord {
   const open = new RegExp(`"${key}"\\s*:\\s*\\[`).exec(ends.head);
   const record = ends.head.slice(open ? open.index + open[0].length : 0);
-  return new OversizedRecord(record.slice(0, 1000), ends.bytes, topLevel(record));
+  return new OversizedRecord(record.slice(0, 1000), ends.bytes, ends.own);
 }
 
-/**
- * The string values of `_id` and `createdAt` at the top level of the record whose text `text` starts
- * (it may be cut short): a scan that follows strings and nesting, nothing more. Values holding an
- * escape are left out, as the record checks' patterns leave them out.
- */
+/** The `_id` and `createdAt` at the top level of the record whose text `text` starts (it may be cut short). */
 export function topLevel(text: string): { _id?: string; createdAt?: string } {
-  const out: { _id?: string; createdAt?: string } = {};
-  let depth = 0;
-  let key: string | null = null;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (c === '"') {
-      let end = i + 1;
-      while (end < text.length && text[end] !== '"') end += text[end] === "\\" ? 2 : 1;
-      if (end >= text.length) break;
-      const value = text.slice(i + 1, end);
-      i = end;
-      const colon = /^\s*:/.exec(text.slice(end + 1, end + 16));
-      if (depth === 1 && colon) {
-        key = value;
-        i += colon[0].length;
-      } else {
-        if (depth === 1 && (key === "_id" || key === "createdAt") && !(key in out) && !value.includes("\\"))
-          out[key] = value;
-        key = null;
-      }
-    } else if (c === "{" || c === "[") depth++;
-    else if (c === "}" || c === "]") depth--;
-    else if (c === ",") key = null;
-  }
-  return out;
+  const keys = new RecordKeys(null);
+  keys.push(text);
+  return keys.found;
 }
 
 /** The envelope's `hasMore`, when the body was read to its end; a page cut short claims more. */
