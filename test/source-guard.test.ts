@@ -105,6 +105,23 @@ describeBackends("the mirror's source", (backend) => {
     expect(await h.mirrorIds()).toEqual(before);
   });
 
+  it("fails a run, not for good, when the source serves no booking at all: an empty answer proves nothing", async () => {
+    h = await mirrorHarness(backend, { bookings: 300 });
+    expect((await runBackfill(guarded(h), { concurrency: 2 })).status).toBe("success");
+    const before = await h.mirrorIds();
+    for (const withRecord of [true, false]) {
+      if (!withRecord) await forget(h);
+      const { api } = await anotherSource({ bookings: 0 });
+      const report = await runSync(guarded(h, api), SYNC);
+      expect(report.status).toBe("failed");
+      expect(findCause(report.error, SourceMismatchError)).toBeUndefined();
+      expect(report.error?.message).toMatch(/the source served no bookings while the mirror holds some/);
+      await other?.close();
+      other = undefined;
+    }
+    expect(await h.mirrorIds()).toEqual(before);
+  });
+
   it("takes a source that deleted the bookings it is remembered by, and remembers others it holds", async () => {
     h = await mirrorHarness(backend, { bookings: 300 });
     expect((await runSync(guarded(h), SYNC)).status).toBe("success");

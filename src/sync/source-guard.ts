@@ -8,7 +8,7 @@
  * mirror with bookings but no record of its source (made before this check) is held to the same
  * evidence, its feed checkpoint standing in for the remembered bookings, before anything is remembered.
  */
-import { coerceError, findCause } from "../errors.js";
+import { ApiError, coerceError, findCause } from "../errors.js";
 import { FEED_STREAMS } from "./backfill/backfill.js";
 import { cursorFor } from "./feed/window.js";
 import type { Checked, Clock, Logger, PartnerApi, SyncStore } from "./ports.js";
@@ -121,7 +121,21 @@ export async function checkSource(
   const oldest = await oldestPage(api, signal);
   if ((await vouch(o.store, oldest, remembered)) !== "none") return reanchor(o, remembered, oldest);
   if (!(await holdsBookings(o.store))) return learn(o, records, null);
+  throwIfServedNone([records, near, oldest]);
   throw bookingsMismatch(remembered, o.baseUrl);
+}
+
+/**
+ * A source that served no booking at all in any probe proves nothing either way (an empty answer
+ * for a moment, or a source emptied): the run fails as a failed read would, exit 1, and the next one
+ * checks again, where a source serving other bookings is refused for good (exit 2).
+ */
+function throwIfServedNone(probes: readonly Records[]): void {
+  if (probes.every((p) => idsOf(p).length === 0))
+    throw new ApiError(
+      "source check: the source served no bookings while the mirror holds some; nothing was read, and the next run checks again",
+      { retryable: false },
+    );
 }
 
 /**
@@ -150,17 +164,20 @@ async function recognise(
   signal: AbortSignal | undefined,
   records: Records,
 ): Promise<void> {
-  const held = await o.store.countBookings();
+  const held = await o.store.countBookings({ excludeMissing: true });
   // The everyday case costs no request: the command's own first page holds a booking the mirror holds.
   if (held === 0 || (await heldOf(o.store, records)).length > 0) return learn(o, records, null);
   const checkpoint = await newestCheckpoint(o.store);
+  let near: Records = [];
   if (checkpoint !== null) {
-    const near = await api.fetchRecent({ limit: PROBE_LIMIT, cursor: cursorFor(checkpoint) }, signal);
-    const known = await heldOf(o.store, near.records);
+    near = (await api.fetchRecent({ limit: PROBE_LIMIT, cursor: cursorFor(checkpoint) }, signal)).records;
+    const known = await heldOf(o.store, near);
     if (known.length > 0) return learn(o, known, null);
   }
-  const known = await heldOf(o.store, await oldestPage(api, signal));
+  const oldest = await oldestPage(api, signal);
+  const known = await heldOf(o.store, oldest);
   if (known.length > 0) return learn(o, known, null);
+  throwIfServedNone([records, near, oldest]);
   throw unrecordedMismatch(o.baseUrl, held);
 }
 
@@ -213,8 +230,9 @@ async function oldestPage(api: PartnerApi, signal: AbortSignal | undefined): Pro
   return (await api.listBookings({ page: last, pageSize: OLDEST_PAGE }, signal)).records;
 }
 
+/** Whether the mirror holds bookings the source still served when last seen (not marked missing). */
 async function holdsBookings(store: SourceStore): Promise<boolean> {
-  return (await store.countBookings()) > 0;
+  return (await store.countBookings({ excludeMissing: true })) > 0;
 }
 
 /** Remembers the configured source by the page's oldest bookings; keeps `kept`'s start when given. */
