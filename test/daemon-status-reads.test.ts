@@ -49,6 +49,26 @@ describe("sharedRead", () => {
     expect(await read()).toBe(2);
   });
 
+  it("gives up on a read that never ends once it has run three waits: the next view starts another", async () => {
+    const clock = testClock();
+    let calls = 0;
+    const hung = new Promise<string>(() => {});
+    const read = sharedRead(
+      async () => {
+        calls++;
+        return calls === 1 ? hung : "ok";
+      },
+      { clock, reuseMs: 5_000, timeoutMs: 1 },
+    );
+    await expect(read()).rejects.toThrow(/took over 1 ms/);
+    clock.advance(3);
+    await expect(read()).rejects.toThrow(/took over 1 ms/);
+    expect(calls).toBe(1);
+    clock.advance(1);
+    expect(await read()).toBe("ok");
+    expect(calls).toBe(2);
+  });
+
   it("keeps no failure: callers that overlap share it, the next caller reads again", async () => {
     let calls = 0;
     const read = sharedRead(

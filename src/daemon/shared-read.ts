@@ -25,12 +25,15 @@ export class ReadTimeoutError extends Error {
 /**
  * Wraps `read` so at most one call runs at a time: callers meanwhile share it, callers within
  * `reuseMs` of its end get its result, and each caller's wait ends after `timeoutMs` with a
- * `ReadTimeoutError`. A failed read is not kept: the next caller starts another.
+ * `ReadTimeoutError`. A failed read is not kept: the next caller starts another, as it does once the
+ * read in flight has run for three times `timeoutMs`.
  */
 export function sharedRead<T>(read: () => Promise<T>, options: SharedReadOptions): () => Promise<T> {
   let fresh: { value: T; at: number } | undefined;
   let inFlight: Promise<T> | undefined;
+  let startedAt = 0;
   const start = (): Promise<T> => {
+    startedAt = options.clock.now().getTime();
     const run = Promise.resolve()
       .then(read)
       .then((value) => {
@@ -51,7 +54,10 @@ export function sharedRead<T>(read: () => Promise<T>, options: SharedReadOptions
   return () => {
     if (fresh && options.clock.now().getTime() - fresh.at < options.reuseMs)
       return Promise.resolve(fresh.value);
-    return withTimeout(inFlight ?? start(), options.timeoutMs);
+    // A read that outlived three waits is given up on (a connection that died mid-query): the next
+    // view starts another rather than every view waiting on it forever.
+    const stale = inFlight !== undefined && options.clock.now().getTime() - startedAt > 3 * options.timeoutMs;
+    return withTimeout(inFlight === undefined || stale ? start() : inFlight, options.timeoutMs);
   };
 }
 
