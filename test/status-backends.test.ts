@@ -227,6 +227,26 @@ describeBackends("the status page", (backend) => {
     expect(overflowed[0]?.bookings).toBeGreaterThanOrEqual(2);
   });
 
+  it("counts a failing streak longer than the rows it reads: 150 failed syncs since the last success", async () => {
+    h = await mirrorHarness(backend, DATA);
+    expect((await h.sync()).status).toBe("success");
+    for (let i = 0; i < 150; i++) {
+      const started = new Date(Date.UTC(2025, 4, 26, 0, i)).toISOString();
+      const error = i < 20 ? "HTTP 502" : "HTTP 401";
+      await h.execute(
+        `INSERT INTO sync_runs (kind, stream, started_at, finished_at, status, error)
+         VALUES ('sync', 'feed', '${started}', '${started}', 'failed', '${error}')`,
+      );
+    }
+    const { status } = await h.mirror.readStatusPage(AT);
+    expect(status.failing).toEqual({
+      since: "2025-05-26T00:00:00.000Z",
+      runs: 150,
+      error: "HTTP 401",
+      sameError: 100,
+    });
+  });
+
   it("GET / shows the mirror's figures and 30 bars a chart, and no person's data", async () => {
     h = await mirrorHarness(backend, DATA);
     h.sim.inject([{ kind: "malformed", count: 2 }], { path: "feed" });

@@ -145,14 +145,22 @@ async function lastSuccess(db: MirrorReader, now: Date): Promise<Status["lastSuc
  * The failing streak as `failingOf` judges it, over the sync runs since the newest success: the rule
  * ends a streak at every success, so the runs before it cannot change the result.
  */
+// The newest failed runs the streak's same-error count reads; a longer outage counts in SQL.
+const FAILING_ROWS = 100;
+
 async function failing(db: MirrorReader): Promise<FailingStatus | null> {
-  const runs = await db.all<SyncRunEnd>(
+  const since = `kind = 'sync' AND id > coalesce(
+    (SELECT max(id) FROM sync_runs WHERE kind = 'sync' AND status = 'success'), 0)`;
+  const newest = await db.all<SyncRunEnd>(
     `SELECT status, started_at AS "startedAt", error FROM sync_runs
-    WHERE kind = 'sync' AND id > coalesce(
-      (SELECT max(id) FROM sync_runs WHERE kind = 'sync' AND status = 'success'), 0)
-    ORDER BY id`,
+    WHERE ${since} AND status = 'failed' ORDER BY id DESC LIMIT ${FAILING_ROWS}`,
   );
-  return failingOf(runs);
+  const streak = failingOf(newest.reverse());
+  if (streak === null || newest.length < FAILING_ROWS) return streak;
+  const [all] = await db.all<{ runs: number; first: string }>(
+    `SELECT count(*) AS runs, min(started_at) AS first FROM sync_runs WHERE ${since} AND status = 'failed'`,
+  );
+  return { ...streak, runs: Number(all?.runs ?? streak.runs), since: all?.first ?? streak.since };
 }
 
 async function streams(db: MirrorReader, now: Date, bookings: Status["bookings"]): Promise<StreamStatus[]> {
