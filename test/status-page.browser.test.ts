@@ -57,20 +57,30 @@ function launchChromium(dir: string): Promise<BrowserContext> {
 
 const finished = (l: LogLine) => l.msg === "sync finished" && l.status === "success";
 
+/**
+ * `n` bookings 90 minutes apart, the newest now; the daemon on a free port after its start-up sync,
+ * and Chromium with a fresh profile, each also kept for `afterEach` to close.
+ */
+async function startDaemonAndBrowser(n: number) {
+  const started = await harness({ bookings: n, spacingMs: 90 * 60_000 });
+  h = started;
+  const port = await freePort();
+  const child = spawnDaemon(started.env({ HTTP_PORT: String(port), SYNC_SCHEDULE: NEVER, TRIGGER_TOKEN }));
+  daemon = child;
+  const dir = mkdtempSync(join(tmpdir(), "booking-sync-chromium-"));
+  profile = dir;
+  const [context] = await Promise.all([launchChromium(dir), child.waitForLog(finished, "the start-up sync")]);
+  browser = context;
+  return { port, h: started, daemon: child, browser: context, profile: dir };
+}
+
 describe.skipIf(SKIP)("the status page in Chromium", () => {
   it("shows both charts with 30 bars, the mirror's figures, and no person's data or token", {
     timeout: 120_000,
   }, async () => {
     if (!HAVE_CHROMIUM) throw new Error(`no Chromium at ${CHROMIUM}: CI must install it (see .ci/run)`);
     // 400 bookings 90 minutes apart, the newest now: 25 of the chart's 30 days have bookings.
-    h = await harness({ bookings: 400, spacingMs: 90 * 60_000 });
-    const port = await freePort();
-    daemon = spawnDaemon(h.env({ HTTP_PORT: String(port), SYNC_SCHEDULE: NEVER, TRIGGER_TOKEN }));
-    profile = mkdtempSync(join(tmpdir(), "booking-sync-chromium-"));
-    [browser] = await Promise.all([
-      launchChromium(profile),
-      daemon.waitForLog(finished, "the start-up sync"),
-    ]);
+    const { port, h, daemon, browser, profile } = await startDaemonAndBrowser(400);
 
     const page = await browser.newPage();
     const problems: string[] = [];
@@ -129,14 +139,7 @@ describe.skipIf(SKIP)("the status page in Chromium", () => {
   }, async () => {
     if (!HAVE_CHROMIUM) throw new Error(`no Chromium at ${CHROMIUM}: CI must install it (see .ci/run)`);
     // The newest booking now, one every 90 minutes: the chart's last days have bookings, its first none.
-    h = await harness({ bookings: 200, spacingMs: 90 * 60_000 });
-    const port = await freePort();
-    daemon = spawnDaemon(h.env({ HTTP_PORT: String(port), SYNC_SCHEDULE: NEVER, TRIGGER_TOKEN }));
-    profile = mkdtempSync(join(tmpdir(), "booking-sync-chromium-"));
-    [browser] = await Promise.all([
-      launchChromium(profile),
-      daemon.waitForLog(finished, "the start-up sync"),
-    ]);
+    const { port, h, daemon, browser, profile } = await startDaemonAndBrowser(200);
     // Then a sync the source refuses: the page must say why at once, not 850 px down.
     h.sim.inject({ kind: "401" }, { path: "feed" });
     const trigger = await fetch(`http://127.0.0.1:${port}/sync`, {
