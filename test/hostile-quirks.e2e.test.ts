@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
-import { type CliResult, describeIds, readMirror, runCli, tail } from "./support/hostile-run.js";
+import { type CliResult, describeIds, hostileEnv, readMirror, runCli, tail } from "./support/hostile-run.js";
 import { type HostileOptions, type HostileServer, startHostileServer } from "./support/hostile-server.js";
 
 const SEED = Number(process.env.HOSTILE_SEED ?? 7);
@@ -28,18 +28,7 @@ async function world(options: Partial<HostileOptions>, env: Record<string, strin
     rmSync(dir, { recursive: true, force: true });
   };
   const cli = (command = "sync", more: Record<string, string> = {}) =>
-    runCli([command], {
-      ...process.env,
-      TZ: "UTC",
-      BOOKING_API_BASE_URL: server.url,
-      BOOKING_API_TOKEN: server.token,
-      BOOKING_DB_PATH: dbPath,
-      SYNC_PAGE_SIZE: "100",
-      SYNC_MAX_RETRIES: "2",
-      LOG_LEVEL: "warn",
-      ...env,
-      ...more,
-    });
+    runCli([command], hostileEnv(server, dbPath, { ...env, ...more }));
   return { server, dbPath, cli };
 }
 

@@ -18,7 +18,15 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { type CliResult, describeIds, errorLines, readMirror, runCli, tail } from "./support/hostile-run.js";
+import {
+  type CliResult,
+  describeIds,
+  errorLines,
+  hostileEnv,
+  readMirror,
+  runCli,
+  tail,
+} from "./support/hostile-run.js";
 import {
   type FaultName,
   type FaultOptions,
@@ -159,18 +167,7 @@ async function world(s: Scenario) {
     rmSync(dir, { recursive: true, force: true });
   };
   const tag = `[${s.name}; seed ${SEED}]`;
-  const cli = (command: Command) =>
-    runCli([command], {
-      ...process.env,
-      TZ: "UTC",
-      BOOKING_API_BASE_URL: server.url,
-      BOOKING_API_TOKEN: server.token,
-      BOOKING_DB_PATH: dbPath,
-      SYNC_PAGE_SIZE: "100",
-      SYNC_MAX_RETRIES: "2",
-      LOG_LEVEL: "warn",
-      ...s.env,
-    });
+  const cli = (command: Command) => runCli([command], hostileEnv(server, dbPath, s.env));
   /** Asserts the mirror holds exactly what the source serves. */
   const expectMirrored = (when: string, r: CliResult) => {
     const { live } = readMirror(dbPath);

@@ -18,6 +18,25 @@ export function runCli(args: string[], env: NodeJS.ProcessEnv): Promise<CliResul
   return runHarnessCli(args, env, undefined, CLI);
 }
 
+/** The environment a hostile run's CLI gets: the server, the file, 100 a page, 2 retries, warnings only. */
+export function hostileEnv(
+  server: Pick<HostileServer, "url" | "token">,
+  dbPath: string,
+  extra: Record<string, string> = {},
+): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    TZ: "UTC",
+    BOOKING_API_BASE_URL: server.url,
+    BOOKING_API_TOKEN: server.token,
+    BOOKING_DB_PATH: dbPath,
+    SYNC_PAGE_SIZE: "100",
+    SYNC_MAX_RETRIES: "2",
+    LOG_LEVEL: "warn",
+    ...extra,
+  };
+}
+
 /** What the mirror holds. */
 export interface Mirror {
   /** `sync_state.checkpoint` of the stream `feed`. */
