@@ -1,0 +1,52 @@
+/**
+ * A fill's resumable state: the feed walked as time slices at once, and list-bookings pages read for
+ * details. Saved as the feed stream's progress (`sync_state.progress_json`) with every page, so a
+ * killed fill resumes its unfinished slices and unread pages; `status`, `/readyz` and the status page
+ * read it to show how far a fill has got and when it should end.
+ */
+import type { WalkProgress } from "../ports.js";
+
+/** Pages of list-bookings read for details, as inclusive runs `[from, to]`. */
+export type PageRuns = Array<[from: number, to: number]>;
+
+/** The details half of a fill: every list-bookings page of the source as it was when the fill began. */
+export interface FillDetails {
+  /** Bookings per page. */
+  pageSize: number;
+  /** Pages to read: the list's page count when the fill planned them. */
+  pages: number;
+  /** Pages read and saved so far. */
+  read: PageRuns;
+}
+
+export interface FillProgress {
+  /** Tells a fill from a single walk saved by an earlier version (a bare `WalkProgress`). */
+  kind: "fill";
+  /** When the fill began (ISO); its checkpoint never moves past it. */
+  startedAt: string;
+  /** Where the walk stops: the old checkpoint minus the lookback; null reads the whole feed. */
+  floor: string | null;
+  /** Newest createdAt (an instant) the slices already finished saw: the checkpoint's candidate. */
+  top: string | null;
+  /** Slices planned when the fill began. */
+  sliceCount: number;
+  /** The unfinished slices, newest first: each a walk from its `upTo` down to its `floor`. */
+  slices: WalkProgress[];
+  /** The details pages, or null when the fill reads no details. */
+  details: FillDetails | null;
+  /** Requests' pages read so far (feed and list), across resumes. */
+  pages: number;
+  /** Pages the whole fill should take, as estimated when it planned them. */
+  plannedPages: number;
+  /** When the fill should end at the rate of the current run (ISO); null until it can tell. */
+  etaAt: string | null;
+  /** When this state was saved (ISO). */
+  savedAt: string;
+}
+
+/** Whether a stream's saved progress is a fill (and not a single walk of an earlier version). */
+export function isFill(progress: unknown): progress is FillProgress {
+  return (
+    typeof progress === "object" && progress !== null && (progress as { kind?: unknown }).kind === "fill"
+  );
+}
