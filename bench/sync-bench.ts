@@ -1,9 +1,18 @@
 /**
  * Benchmark: a cold sync, into SQLite and into PostgreSQL, against a bare fetch-and-parse loop over
- * the same feed pages.
+ * the same feed pages; then the cold start of `booking-sync run` against its floor (bench/cold-start.ts).
  *
  *   npm run bench -- [--bookings 200000] [--page-size 100] [--latency-ms 0] [--rounds 3]
- *                    [--backends sqlite,postgres]
+ *                    [--backends sqlite,postgres] [--skip-cold-start] [--concurrency 8] [--timeout-s 600]
+ *   npm run bench -- --cold-start [--bookings 50000] [--latency-ms 50] [--concurrency 8] [--timeout-s 600]
+ *
+ * The first form runs both figures: `--bookings`, `--page-size`, `--latency-ms`, `--rounds` and
+ * `--backends` shape the sync figure, and the cold start runs at the issue's settings (50,000
+ * bookings, 50 ms latency), with `--concurrency` (its SYNC_CONCURRENCY and its floor's pages in
+ * flight) and `--timeout-s` (after which it is reported as not complete instead of waited for);
+ * `--skip-cold-start` leaves it out. The second form runs the cold start alone, with `--bookings`
+ * and `--latency-ms` its own; the large figure is
+ * `npm run bench -- --cold-start --bookings 1000000 --latency-ms 100 --concurrency 16` (minutes).
  *
  * Modes: `bare` (the loop), `sync` (a fresh SQLite file) and `sync-postgres` (a fresh database on a
  * PostgreSQL server). `--backends` picks the syncs (default both). The server is the one
@@ -26,6 +35,7 @@
  */
 import { execFileSync } from "node:child_process";
 import { parseArgs } from "node:util";
+import { type ColdStartOptions, coldStart } from "./cold-start.js";
 import {
   createDatabase,
   type PostgresServer,
@@ -116,39 +126,76 @@ function line(r: Result): string {
   );
 }
 
+/** A flag's whole number from `min` up; an error names the flag and the bad value. */
+function whole(flag: string, value: string, min = 0): number {
+  const n = Number(value);
+  if (!Number.isSafeInteger(n) || n < min) {
+    throw new Error(
+      `--${flag}: "${value}" is not a whole number from ${min}. Try: --${flag} ${Math.max(min, 1)}`,
+    );
+  }
+  return n;
+}
+
+const OPTIONS = {
+  mode: { type: "string" },
+  url: { type: "string" },
+  database: { type: "string" },
+  bookings: { type: "string" },
+  "page-size": { type: "string" },
+  "latency-ms": { type: "string" },
+  rounds: { type: "string" },
+  backends: { type: "string" },
+  "cold-start": { type: "boolean" },
+  "skip-cold-start": { type: "boolean" },
+  concurrency: { type: "string", default: "8" },
+  "timeout-s": { type: "string", default: "600" },
+} as const;
+type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS }>>["values"];
+
 async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: {
-      mode: { type: "string" },
-      url: { type: "string" },
-      database: { type: "string" },
-      bookings: { type: "string", default: "200000" },
-      "page-size": { type: "string", default: "100" },
-      "latency-ms": { type: "string", default: "0" },
-      rounds: { type: "string", default: "3" },
-      backends: { type: "string" },
-    },
-  });
-  const pageSize = Number(values["page-size"]);
+  const { values } = parseArgs({ options: OPTIONS });
+  const pageSize = whole("page-size", values["page-size"] ?? "100", 1);
   if (values.mode !== undefined) {
     const mode = MODES.find((m) => m === values.mode);
     if (!mode) throw new Error(`--mode: "${values.mode}" is not one of ${MODES.join(", ")}`);
     return runMode(mode, values.url as string, pageSize, values.database);
   }
-
-  const backends = parseBackends(values.backends ?? "sqlite,postgres");
-  const bookings = Number(values.bookings);
-  const rounds = Number(values.rounds);
-  // A signal ends the run through "exit", whose listeners stop a throwaway server.
+  // A signal ends the run through "exit", whose listeners stop a throwaway server and the daemon.
   for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => process.exit(1));
+  const cold: ColdStartOptions = {
+    bookings: 50_000,
+    latencyMs: 50,
+    concurrency: whole("concurrency", values.concurrency, 1),
+    timeoutS: whole("timeout-s", values["timeout-s"], 1),
+  };
+  if (values["cold-start"]) {
+    const misplaced = (["page-size", "rounds", "backends", "skip-cold-start"] as const).find(
+      (f) => values[f],
+    );
+    if (misplaced) throw new Error(`--${misplaced} shapes the sync figure, which --cold-start leaves out`);
+    if (values.bookings !== undefined) cold.bookings = whole("bookings", values.bookings, 1);
+    if (values["latency-ms"] !== undefined) cold.latencyMs = whole("latency-ms", values["latency-ms"]);
+    return coldStart(cold);
+  }
+  await syncFigure(values, pageSize);
+  if (!values["skip-cold-start"]) await coldStart(cold);
+}
+
+/** Today's figure: a cold `sync` into each backend against the bare feed loop, best of `--rounds`. */
+async function syncFigure(values: Values, pageSize: number): Promise<void> {
+  const backends = parseBackends(values.backends ?? "sqlite,postgres");
+  const bookings = whole("bookings", values.bookings ?? "200000", 1);
+  const latencyMs = whole("latency-ms", values["latency-ms"] ?? "0");
+  const rounds = whole("rounds", values.rounds ?? "3", 1);
   const server = backends.includes("postgres") ? await findServer(values.backends !== undefined) : undefined;
   const modes: Mode[] = ["bare", ...backends.filter((b) => b === "sqlite" || server).map((b) => BACKENDS[b])];
   try {
-    const { url, child } = await startSimulatorProcess(bookings, Number(values["latency-ms"]));
+    const { url, child } = await startSimulatorProcess(bookings, latencyMs);
     process.once("exit", () => child.kill("SIGTERM"));
     try {
       console.log(
-        `feed of ${bookings} bookings, ${pageSize} a page, latency ${values["latency-ms"]} ms, simulator in its own process` +
+        `feed of ${bookings} bookings, ${pageSize} a page, latency ${latencyMs} ms, simulator in its own process` +
           (server ? `, PostgreSQL at ${new URL(server.url).host}` : ""),
       );
       const run = (mode: Mode) =>
