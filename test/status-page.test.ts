@@ -233,6 +233,7 @@ describe("renderStatusPage", () => {
           note: evil,
           inProgress: true,
           updatedAt: evil,
+          fill: null,
         },
       ],
       runs: [

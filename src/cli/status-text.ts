@@ -1,5 +1,6 @@
 /** `booking-sync status` for a terminal: a few labelled lines, then aligned tables of streams and runs. */
 import { printable, printableShort } from "../printable.js";
+import { fillText } from "../store/fill-status.js";
 import { failingText, type RunStatus, type Status } from "../store/status.js";
 import { seconds } from "./output.js";
 import { sourceLine, withheldLine } from "./source-text.js";
@@ -28,6 +29,8 @@ export function statusText(s: Status): string {
         ? `last success ${s.lastSuccess.finishedAt} (${age(s.lastSuccess.ageSeconds)} ago)`
         : "never synced",
     ],
+    // A fill under way says how far it has got and when it should end, stream by stream.
+    ...s.streams.flatMap((st) => (st.fill ? [["filling", `${st.stream}: ${fillText(st.fill)}`]] : [])),
     [
       "drift",
       s.drift
@@ -43,7 +46,7 @@ export function statusText(s: Status): string {
     st.stream,
     st.checkpoint ?? st.note ?? "",
     st.checkpointAgeSeconds === null ? "" : age(st.checkpointAgeSeconds),
-    st.inProgress ? "in progress" : "",
+    st.fill ? `filling ${st.fill.percent}%` : st.inProgress ? "in progress" : "",
   ]);
   const runs = s.runs.map(runRow);
   return [

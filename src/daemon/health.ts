@@ -1,5 +1,10 @@
-/** Readiness of the daemon: ready while the last successful sync is recent enough. */
+/**
+ * Readiness of the daemon: ready while the last successful sync is recent enough and no fill is under
+ * way.
+ */
 import { type FailingStatus, failingText, nextFailing } from "../store/failing.js";
+import { type FillStatus, fillText } from "../store/fill-status.js";
+import type { Logger } from "../sync/ports.js";
 import { errorText } from "./error-text.js";
 
 export interface HealthOptions {
@@ -75,5 +80,40 @@ export function createHealth(options: HealthOptions): Health {
       const reason = `last success at ${base.lastSuccessAt} (${ageSeconds} s ago, ${verdict} ${maxAgeSeconds} s)${failureNote}`;
       return { ...base, ready, ageSeconds, reason };
     },
+  };
+}
+
+/**
+ * `status` with the fill under way (`fill`, null when none). While a fill's state is stored the
+ * mirror is incomplete, so the daemon is not ready (503) however recent its last success: an app that
+ * reads the mirror wants to know, and the reason says how far the fill has got and when it should end
+ * ("filling: 42% · 420 of 1000 pages · … (in 12 min); never synced"). Without a fill, as before.
+ */
+export function withFill<S extends HealthStatus>(
+  status: S,
+  fill: FillStatus | null,
+): S & { fill: FillStatus | null } {
+  if (fill === null) return { ...status, fill: null };
+  return { ...status, ready: false, reason: `filling: ${fillText(fill)}; ${status.reason}`, fill };
+}
+
+/**
+ * Readiness as `status` gives it, with the fill `readFill` reads from the mirror at each call (the
+ * committed state, so a standby shows the lease holder's fill too). A read that fails keeps the fill
+ * last read, and is logged: a busy database must not make a filling mirror look complete.
+ */
+export function fillReadiness<S extends HealthStatus>(
+  status: (now: Date) => S,
+  readFill: (now: Date) => Promise<FillStatus | null>,
+  logger: Pick<Logger, "warn">,
+): (now: Date) => Promise<S & { fill: FillStatus | null }> {
+  let last: FillStatus | null = null;
+  return async (now) => {
+    try {
+      last = await readFill(now);
+    } catch (err) {
+      logger.warn({ err }, "/readyz: could not read the fill's progress; showing the last read");
+    }
+    return withFill(status(now), last);
   };
 }

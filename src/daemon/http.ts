@@ -8,7 +8,7 @@ import { wrapError } from "../errors.js";
 import type { StatusPageData } from "../store/daily.js";
 import type { Clock, Logger } from "../sync/ports.js";
 import { errorText } from "./error-text.js";
-import type { Health } from "./health.js";
+import type { HealthStatus } from "./health.js";
 import type { TriggerResult } from "./scheduler.js";
 import { ReadTimeoutError, sharedRead } from "./shared-read.js";
 import { renderStatusPage, STATUS_PAGE_HEADERS } from "./status-page.js";
@@ -18,8 +18,8 @@ export interface HttpServerOptions {
   host: string;
   /** Port to bind; 0 lets the OS pick (tests). The caller decides what HTTP_PORT=0 means. */
   port: number;
-  /** Readiness source of /readyz. */
-  health: Pick<Health, "status">;
+  /** Readiness source of /readyz; it may read the mirror (the fill under way, health.ts `fillReadiness`). */
+  health: { status(now: Date): HealthStatus | Promise<HealthStatus> };
   /** Served by /metrics. */
   registry: Pick<Registry, "metrics" | "contentType">;
   /** Asks for a run now (the scheduler's `trigger`). */
@@ -128,8 +128,8 @@ function trackIdleSockets(server: Server): () => void {
 function buildRoutes(options: HttpServerOptions): Map<string, Map<string, Handler>> {
   const clock = options.clock ?? { now: () => new Date() };
   const healthz: Handler = (_req, res) => sendJson(res, 200, { status: "ok" });
-  const readyz: Handler = (_req, res) => {
-    const status = options.health.status(clock.now());
+  const readyz: Handler = async (_req, res) => {
+    const status = await options.health.status(clock.now());
     sendJson(res, status.ready ? 200 : 503, { status: status.ready ? "ready" : "not ready", ...status });
   };
   const metrics: Handler = async (_req, res) => {

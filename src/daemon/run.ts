@@ -7,7 +7,7 @@ import { type App, openApp } from "../app.js";
 import type { Config } from "../config/config.js";
 import { streamName } from "../sync/feed/walk.js";
 import { errorText } from "./error-text.js";
-import { createHealth, type Health } from "./health.js";
+import { createHealth, fillReadiness, type Health } from "./health.js";
 import { type HttpServerHandle, startHttpServer, triggerGuard, triggerRefusal } from "./http.js";
 import { createMetrics, type Metrics } from "./metrics.js";
 import { createRunner, type Runner } from "./runner.js";
@@ -114,7 +114,13 @@ async function assemble(
       : await startHttpServer({
           host: config.httpHost,
           port: config.httpPort,
-          health: { status: (now) => withheld.annotate(runner.status(health.status(now))) },
+          health: {
+            status: fillReadiness(
+              (now) => withheld.annotate(runner.status(health.status(now))),
+              (now) => app.store.readFill(streamName(config.bookingType), now),
+              app.logger,
+            ),
+          },
           registry: metrics.registry,
           trigger: () => scheduler.trigger(),
           statusPage: () => app.store.readStatusPage(app.clock.now()),

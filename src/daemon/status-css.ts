@@ -29,6 +29,10 @@ figure { margin: 0; min-width: 0; }
 .failing { margin: 20px 0 0; border-color: var(--bad); }
 .failing strong { font-size: 17px; }
 .failing p { margin: 4px 0 0; white-space: pre-wrap; overflow-wrap: anywhere; }
+.filling { margin: 20px 0 0; }
+.filling strong { font-size: 17px; }
+.filling progress { display: block; width: 100%; height: 10px; margin: 8px 0 0; accent-color: var(--bar); }
+.filling p { margin: 4px 0 0; overflow-wrap: anywhere; }
 figcaption { font-size: 13.5px; margin-bottom: 6px; }
 figcaption strong { color: var(--fg); font-weight: 600; }
 /* Narrower than its drawing, a chart scrolls rather than shrink its labels below 12px; right to left,

@@ -6,6 +6,7 @@
 import { knownSource, sourceHost, unknownSource, withheldLine } from "../cli/source-text.js";
 import { age } from "../cli/status-text.js";
 import type { DailyTotal, StatusPageData } from "../store/daily.js";
+import { fillText } from "../store/fill-status.js";
 import { failingText, type RunStatus, type Status, type StreamStatus } from "../store/status.js";
 import { barChart } from "./status-chart.js";
 import { STATUS_PAGE_CSS } from "./status-css.js";
@@ -55,6 +56,7 @@ export function renderStatusPage({ status, daily }: StatusPageData): string {
 <main>
 <header><h1>booking-sync</h1><p>The mirror as of <time datetime="${status.at}">${when(status.at)}</time></p></header>
 ${failingCard(status)}
+${status.streams.map(fillCard)}
 ${figures(status)}
 ${charts(daily)}
 ${streamsSection(status.streams)}
@@ -78,6 +80,18 @@ function failingCard(s: Status): Markup {
   if (!s.failing) return html``;
   return html`<section aria-label="Sync failing" class="card failing" data-figure="failing">
 <strong class="bad">Sync failing</strong><p>${failingText(s.failing, when)}</p></section>`;
+}
+
+/**
+ * Under the failing card, as wide as the page, while a stream's fill runs: the mirror is incomplete
+ * until it ends, and how far it has got and when it should end are what a person asks first.
+ */
+function fillCard({ stream, fill }: StreamStatus): Markup {
+  if (!fill) return html``;
+  return html`<section aria-label="Filling ${stream}" class="card filling" data-fill="${stream}">
+<strong>Filling the mirror: <span data-figure="fill-percent">${fill.percent}%</span></strong>
+<progress max="100" value="${fill.percent}">${fill.percent}%</progress>
+<p>${stream}: <span data-figure="fill-text">${fillText(fill, when)}</span></p></section>`;
 }
 
 function ago(seconds: number | null): string {
@@ -196,7 +210,7 @@ ${
 
 function streamRow(st: StreamStatus): Markup {
   return html`<tr data-stream="${st.stream}"><td>${st.stream}</td><td>${st.checkpoint === null ? (st.note ?? "") : when(st.checkpoint)}</td>
-<td>${ago(st.checkpointAgeSeconds)}</td><td>${st.inProgress ? "walk in progress" : ""}</td><td>${when(st.updatedAt)}</td></tr>`;
+<td>${ago(st.checkpointAgeSeconds)}</td><td>${st.fill ? `filling ${st.fill.percent}%` : st.inProgress ? "walk in progress" : ""}</td><td>${when(st.updatedAt)}</td></tr>`;
 }
 
 function runsSection(runs: RunStatus[]): Markup {

@@ -23,7 +23,7 @@ import { runs } from "./runs.js";
 import * as schema from "./schema.js";
 import { sqliteSnapshot } from "./snapshot.js";
 import { stateWriter } from "./state.js";
-import { readCheckpoints, readStatus } from "./status.js";
+import { readCheckpoints, readFill, readStatus } from "./status.js";
 import { workerSnapshot } from "./status-worker.js";
 import type { Store } from "./store.js";
 import { takeWriterLease } from "./writer-lease.js";
@@ -214,6 +214,7 @@ function assemble(
     recentRuns: (n) => run().recentRuns(n),
     readStatus: (at) => snapshot((r) => readStatus(r, at)),
     readCheckpoints: () => snapshot(readCheckpoints),
+    readFill: (stream, at) => snapshot((r) => readFill(r, stream, at)),
     readStatusPage: (at) => pageSnapshot((r) => readStatusPage(r, at)),
     takeWriterLease: (o) => takeWriterLease(store, o),
   };

@@ -5,6 +5,7 @@
 import type Database from "better-sqlite3";
 import { DETAILS_STREAM } from "../sync/list/details.js";
 import { type FailingStatus, failingOf, type SyncRunEnd } from "./failing.js";
+import { type FillStatus, fillStatus } from "./fill-status.js";
 import type { DatabaseStatus, MirrorReader } from "./snapshot.js";
 import { RECORD_STREAMS, readSourceState, type SourceState } from "./source-status.js";
 
@@ -56,6 +57,8 @@ export interface StreamStatus {
   inProgress: boolean;
   /** When the stream's row last changed. */
   updatedAt: string;
+  /** The fill under way: how far it has got and when it should end; null when none is stored. */
+  fill: FillStatus | null;
 }
 
 export interface RunStatus {
@@ -169,10 +172,12 @@ async function streams(db: MirrorReader, now: Date, bookings: Status["bookings"]
     stream: string;
     checkpoint: string | null;
     progress: number | boolean;
+    progressJson: string | null;
     updatedAt: string;
   }>(
     `
-    SELECT stream, checkpoint, progress_json IS NOT NULL AS progress, updated_at AS "updatedAt"
+    SELECT stream, checkpoint, progress_json IS NOT NULL AS progress, progress_json AS "progressJson",
+      updated_at AS "updatedAt"
     FROM sync_state WHERE stream NOT IN ($1, $2) ORDER BY stream`,
     RECORD_STREAMS,
   );
@@ -183,6 +188,7 @@ async function streams(db: MirrorReader, now: Date, bookings: Status["bookings"]
     note: r.checkpoint === null ? streamNote(r.stream, bookings) : null,
     inProgress: Boolean(r.progress),
     updatedAt: r.updatedAt,
+    fill: fillStatus(r.progressJson, now),
   }));
 }
 
@@ -229,6 +235,15 @@ function ageSeconds(iso: string | null, now: Date): number | null {
   if (iso === null) return null;
   const ms = now.getTime() - Date.parse(iso);
   return Number.isNaN(ms) ? null : Math.max(0, Math.round(ms / 1000));
+}
+
+/** The fill stored as `stream`'s committed progress as of `at` (what /readyz shows); null when none. */
+export async function readFill(db: MirrorReader, stream: string, at: Date): Promise<FillStatus | null> {
+  const [row] = await db.all<{ progress: string | null }>(
+    "SELECT progress_json AS progress FROM sync_state WHERE stream = $1",
+    [stream],
+  );
+  return fillStatus(row?.progress ?? null, at);
 }
 
 /** Each stream's committed checkpoint (what /metrics shows as lag), read on the readers' connection. */

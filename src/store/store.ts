@@ -6,6 +6,7 @@ import type Database from "better-sqlite3";
 import type { BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
 import type { Awaitable, RunKind, SyncStore } from "../sync/ports.js";
 import type { StatusPageData } from "./daily.js";
+import type { FillStatus } from "./fill-status.js";
 import type { BookingFilter } from "./reads.js";
 import type { RunRow } from "./runs.js";
 import type * as schema from "./schema.js";
@@ -32,6 +33,8 @@ export interface Mirror extends SyncStore {
   readStatus(at: Date): Promise<Status>;
   /** Each stream's committed checkpoint, read as `readStatus` reads. */
   readCheckpoints(): Promise<Record<string, string | null>>;
+  /** The fill stored as `stream`'s committed progress as of `at`, read as `readStatus` reads; null when none. */
+  readFill(stream: string, at: Date): Promise<FillStatus | null>;
   /** The status and the daily totals of the status page as of `at`, in one snapshot, as `readStatus`. */
   readStatusPage(at: Date): Promise<StatusPageData>;
   /** Commits what was saved and closes the connections; the mirror is unusable afterwards. */
@@ -49,7 +52,7 @@ type AtOnce<S> = {
 };
 
 /** What reads on the readers' connection: asynchronous on SQLite too (store/snapshot.ts). */
-type Snapshots = "readStatus" | "readStatusPage" | "readCheckpoints";
+type Snapshots = "readStatus" | "readStatusPage" | "readCheckpoints" | "readFill";
 
 export interface Store
   extends Omit<AtOnce<Mirror>, "readProgress" | "takeWriterLease" | Snapshots>,

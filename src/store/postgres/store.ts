@@ -13,7 +13,7 @@ import { toDetailRows } from "../detail-writes.js";
 import { toFeedRows } from "../feed-writes.js";
 import type { PersonalData } from "../personal-data.js";
 import type { RunRow } from "../runs.js";
-import { MIRROR_TABLES, readCheckpoints, readStatus } from "../status.js";
+import { MIRROR_TABLES, readCheckpoints, readFill, readStatus } from "../status.js";
 import type { Mirror } from "../store.js";
 import { createPool, redactUrl } from "./connect.js";
 import { takePostgresLease } from "./lease.js";
@@ -147,6 +147,7 @@ function assemble(pool: Pool, location: string, first: Session, options: Postgre
     },
     readStatus: (at) => snapshot((r) => readStatus(r, at)),
     readCheckpoints: () => snapshot(readCheckpoints),
+    readFill: (stream, at) => snapshot((r) => readFill(r, stream, at)),
     readStatusPage: (at) => snapshot((r) => readStatusPage(r, at)),
     async close() {
       await session.close();
