@@ -2,13 +2,13 @@
  * The partner API adapter (`PartnerApi`): got without its retry, `withRetry` for the policy, and zod
  * per record so one malformed booking never sinks a page. Error messages are scrubbed of the token.
  */
-import { setTimeout as sleep } from "node:timers/promises";
 import got, { type Got, RequestError } from "got";
 import { maskUserinfo } from "../config/transport.js";
 import { ApiError, ConfigError } from "../errors.js";
 import type { FeedPage, FeedQuery, ListPage, ListQuery, PartnerApi } from "../sync/ports.js";
 import { PACKAGE_VERSION } from "../version.js";
 import { answer } from "./answer.js";
+import { RequestGate } from "./gate.js";
 import { type AttemptLogger, type ObserveCtx, observe, type RequestEvent, reportFailure } from "./observe.js";
 import { sameOriginOnly } from "./redirects.js";
 import { type Endpoint, parseFeed, parseList, type Verdict } from "./response.js";
@@ -47,6 +47,11 @@ export interface ApiClientOptions {
    * in smaller pages, and a record larger on its own becomes a stand-in of its start and size.
    */
   maxBodyBytes?: number | undefined;
+  /**
+   * Most HTTP requests in flight at once, across every caller of this client (a whole number ≥ 1;
+   * default: no bound). Callers beyond it wait their turn, first come first served.
+   */
+  maxInFlight?: number | undefined;
 }
 
 /** The default `maxBodyBytes`: 32 MiB, far above a page of 100 full records. */
@@ -90,12 +95,7 @@ interface Ctx extends ObserveCtx {
   policy: RetryPolicy;
   options: ApiClientOptions;
   maxBodyBytes: number;
-}
-
-/** Waits out the client's pause, if one is on (cut short by `signal`). */
-async function waitForPause(ctx: Ctx, signal: AbortSignal | undefined): Promise<void> {
-  for (let ms = ctx.pausedUntil - performance.now(); ms > 0; ms = ctx.pausedUntil - performance.now())
-    await sleep(ms, undefined, signal ? { signal } : {});
+  gate: RequestGate;
 }
 
 /**
@@ -161,9 +161,11 @@ async function call<T>(
   try {
     const { value, attempts } = await withRetry(
       async (attempt) => {
-        await waitForPause(ctx, signal);
-        started = performance.now();
-        const res = await send(ctx, endpoint, searchParams, signal);
+        // The slot is held for the attempt alone: the body is judged, and any back-off waited, outside it.
+        const res = await ctx.gate.run(() => {
+          started = performance.now();
+          return send(ctx, endpoint, searchParams, signal);
+        }, signal);
         const verdict = reader(answer(ctx, endpoint, res), res.body.length);
         if (!verdict.ok) {
           throw new ApiError(ctx.scrub(`${endpoint}: ${verdict.problem}`), {
@@ -208,6 +210,8 @@ function checkBaseUrl(base: string): string {
 /**
  * Builds the partner API client: retries network errors, timeouts, 408, 429, 5xx and unusable 200
  * bodies with backoff; other 4xx fail at once, and a body over the cap is read again in smaller pages. Throws ConfigError for a bad `baseUrl`.
+ * Every attempt goes through one `RequestGate` (gate.ts): at most `maxInFlight` at once, and none
+ * while a 429 or Retry-After has paused the client.
  */
 export function createApiClient(options: ApiClientOptions): PartnerApi {
   const base = checkBaseUrl(options.baseUrl.replace(/\/+$/, ""));
@@ -235,7 +239,8 @@ export function createApiClient(options: ApiClientOptions): PartnerApi {
   });
 
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  const ctx: Ctx = { base, http, scrub, policy, options, maxBodyBytes, pausedUntil: 0 };
+  const gate = new RequestGate(options.maxInFlight ?? Number.POSITIVE_INFINITY);
+  const ctx: Ctx = { base, http, scrub, policy, options, maxBodyBytes, gate };
   return {
     fetchRecent(query: FeedQuery, signal?: AbortSignal): Promise<FeedPage> {
       const searchParams = (limit: number) =>

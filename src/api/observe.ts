@@ -1,6 +1,7 @@
 /** How each HTTP attempt reaches metrics and the log (attempts at trace, retries at warn), token scrubbed. */
 import { ApiError } from "../errors.js";
 import type { Logger } from "../sync/ports.js";
+import type { RequestGate } from "./gate.js";
 import type { Endpoint } from "./response.js";
 import type { FailedAttempt, RetryPolicy } from "./retry.js";
 
@@ -24,18 +25,18 @@ export type AttemptLogger = Logger & { trace?: (obj: object, msg?: string) => vo
 export interface ObserveCtx {
   /** Removes the token from any text that leaves the client. */
   scrub: (text: string) => string;
-  policy: Pick<RetryPolicy, "maxRetries">;
+  policy: Pick<RetryPolicy, "maxRetries" | "maxRetryAfterMs">;
   options: {
     onRequest?: ((event: RequestEvent) => void) | undefined;
     logger?: AttemptLogger | undefined;
   };
-  /** No request starts before this (performance.now() ms): the API's request to slow down holds for all. */
-  pausedUntil: number;
+  /** Where a request to slow down pauses every request of the client: the limit is the API's, not the page's. */
+  gate: Pick<RequestGate, "pause">;
 }
 
 /**
  * Reports a failed attempt and logs the retry, if one follows. A 429 or Retry-After pauses every
- * request of the client: the limit is the API's, not the page's.
+ * request of the client for as long as this one waits (or, when it gives up, for the capped Retry-After).
  */
 export function reportFailure(
   ctx: ObserveCtx,
@@ -46,7 +47,10 @@ export function reportFailure(
 ): void {
   const status = f.error instanceof ApiError ? f.error.status : undefined;
   const asksForTime = status === 429 || (f.error instanceof ApiError && f.error.retryAfterMs !== undefined);
-  if (f.willRetry && asksForTime) ctx.pausedUntil = Math.max(ctx.pausedUntil, performance.now() + f.waitMs);
+  if (asksForTime) {
+    const asked = f.error instanceof ApiError ? (f.error.retryAfterMs ?? 0) : 0;
+    ctx.gate.pause(f.willRetry ? f.waitMs : Math.min(asked, ctx.policy.maxRetryAfterMs));
+  }
   const cause = ctx.scrub(f.error instanceof Error ? f.error.message : String(f.error));
   observe(
     ctx,

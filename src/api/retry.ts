@@ -71,7 +71,7 @@ function withAttempts(error: ApiError, attempts: number): ApiError {
 
 /**
  * Runs `run` until it succeeds, throws anything but a retryable ApiError, or the retries are spent;
- * `signal` cuts a wait short. Returns the value and its attempts; a final ApiError carries them too.
+ * `signal` cuts a wait short. The waits happen here, outside `run`, so they hold no request slot (gate.ts). Returns the value and its attempts; a final ApiError carries them too.
  */
 export async function withRetry<T>(
   run: (attempt: number) => Promise<T>,

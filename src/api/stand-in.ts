@@ -11,6 +11,7 @@ import type { Got } from "got";
 import { ApiError } from "../errors.js";
 import type { FeedPage, ListPage } from "../sync/ports.js";
 import { OversizedRecord } from "./bounds.js";
+import type { RequestGate } from "./gate.js";
 import { type ObserveCtx, observe } from "./observe.js";
 import { RecordKeys } from "./record-keys.js";
 import { type Endpoint, parseFeed, parseList, statusLabel, type Verdict } from "./response.js";
@@ -38,6 +39,8 @@ export interface StandInCtx extends ObserveCtx {
   http: Got;
   scrub: (text: string) => string;
   maxBodyBytes: number;
+  /** The stream is one HTTP attempt: it takes a slot like any other. */
+  gate: Pick<RequestGate, "pause" | "run">;
 }
 
 /** The feed page of one record too large to read (`searchParams` ask for a limit of 1); null if no page. */
@@ -111,9 +114,13 @@ export async function readEnds(
   const started = performance.now();
   let status: number | undefined;
   try {
-    const ends = await streamEnds(ctx, endpoint, searchParams, signal, (s) => {
-      status = s;
-    });
+    const ends = await ctx.gate.run(
+      () =>
+        streamEnds(ctx, endpoint, searchParams, signal, (s) => {
+          status = s;
+        }),
+      signal,
+    );
     const outcome = ends === null ? "error" : "ok";
     observe(ctx, searchParams, {
       endpoint,
