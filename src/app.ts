@@ -51,6 +51,8 @@ export async function openApp(config: Config, options: AppOptions = {}): Promise
     timeoutMs: config.timeoutMs,
     maxRetries: config.maxRetries,
     maxBodyBytes: config.maxResponseMb * 1024 * 1024,
+    // One bound for the whole run: a fill's slices and pages, a backfill's pages, share the client.
+    maxInFlight: config.concurrency,
     logger,
     onRequest: options.onRequest,
   });

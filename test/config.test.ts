@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { loadConfig, requireApi } from "../src/config/config.js";
+import { describeEnvironment, loadConfig, requireApi } from "../src/config/config.js";
+import { DEFAULT_CONCURRENCY } from "../src/config/settings.js";
 import { configError } from "./support/config-error.js";
 
 const env = { BOOKING_API_BASE_URL: "https://partner.example/api/v2/", BOOKING_API_TOKEN: "s3cret-token" };
@@ -135,7 +136,10 @@ describe("loadConfig", () => {
       ["SYNC_PAGE_SIZE", "pageSize", "0x10"],
       ["SYNC_PAGE_SIZE", "pageSize", "+5"],
       ["SYNC_PAGE_SIZE", "pageSize", "Infinity"],
+      ["SYNC_CONCURRENCY", "concurrency", "4.0"],
       ["BACKFILL_CONCURRENCY", "concurrency", "4.0"],
+      ["SYNC_CONCURRENCY", "concurrency", "0"],
+      ["SYNC_CONCURRENCY", "concurrency", "33"],
       ["SYNC_TIMEOUT_MS", "timeoutMs", "1e4"],
       ["SYNC_DETAILS", null, "maybe"],
       ["SYNC_DETAILS", null, "y"],
@@ -197,6 +201,48 @@ describe("loadConfig", () => {
   it("never echoes a secret in an error", () => {
     const err = configError(() => loadConfig({ env: { ...env, BOOKING_API_TOKEN: " \t " } }));
     expect(err.message).toBe("BOOKING_API_TOKEN = (hidden) is not valid: expected a non-empty bearer token");
+  });
+});
+
+describe("SYNC_CONCURRENCY, with BACKFILL_CONCURRENCY and --concurrency as its other names", () => {
+  it("defaults to one constant, and reads 1 to 32 from either variable or the flag", () => {
+    expect(loadConfig({ env }).concurrency).toBe(DEFAULT_CONCURRENCY);
+    expect(loadConfig({ env: { ...env, SYNC_CONCURRENCY: "1" } }).concurrency).toBe(1);
+    expect(loadConfig({ env: { ...env, BACKFILL_CONCURRENCY: "32" } }).concurrency).toBe(32);
+    expect(loadConfig({ env: { ...env, SYNC_CONCURRENCY: "", BACKFILL_CONCURRENCY: "3" } }).concurrency).toBe(
+      3,
+    );
+    expect(loadConfig({ env, flags: { concurrency: "16" } }).concurrency).toBe(16);
+  });
+
+  it("takes both variables when they agree, and the flag over either", () => {
+    const both = { ...env, SYNC_CONCURRENCY: "12", BACKFILL_CONCURRENCY: "012" };
+    expect(loadConfig({ env: both }).concurrency).toBe(12);
+    const differ = { ...env, SYNC_CONCURRENCY: "12", BACKFILL_CONCURRENCY: "4" };
+    expect(loadConfig({ env: differ, flags: { concurrency: "2" } }).concurrency).toBe(2);
+  });
+
+  it("refuses both variables set to different values, naming both", () => {
+    const err = configError(() =>
+      loadConfig({ env: { ...env, SYNC_CONCURRENCY: "12", BACKFILL_CONCURRENCY: "4" } }),
+    );
+    expect(err.message).toBe('SYNC_CONCURRENCY = "12" and BACKFILL_CONCURRENCY = "4" disagree');
+    expect(err.hint).toBe("set only SYNC_CONCURRENCY: BACKFILL_CONCURRENCY is an older name of it");
+  });
+
+  it("names the older variable when its value is the bad one", () => {
+    const err = configError(() =>
+      loadConfig({ env: { ...env, SYNC_CONCURRENCY: "8", BACKFILL_CONCURRENCY: "x" } }),
+    );
+    expect(err.message).toBe('BACKFILL_CONCURRENCY = "x" is not valid: expected a whole number from 1 to 32');
+  });
+
+  it("--help lists it with its default and its older name", () => {
+    expect(describeEnvironment()).toMatch(
+      new RegExp(
+        `SYNC_CONCURRENCY +.*\\(default ${DEFAULT_CONCURRENCY}; also read from BACKFILL_CONCURRENCY\\)`,
+      ),
+    );
   });
 });
 

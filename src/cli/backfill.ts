@@ -17,7 +17,7 @@ export function registerBackfill(program: Command): void {
       "--source-platform <name>",
       "only bookings of this source platform (feed checkpoints are then left alone)",
     )
-    .option("--concurrency <n>", "pages fetched at once, 1-32 (BACKFILL_CONCURRENCY)")
+    .option("--concurrency <n>", "HTTP requests in flight at once, 1-32 (SYNC_CONCURRENCY)")
     .option("--resume", "continue the unfinished backfill (the default when there is one)")
     .option("--restart", "discard the unfinished backfill's progress and start over")
     .addHelpText(

@@ -24,6 +24,7 @@ export function registerRun(program: Command): void {
       "--details-max-pages <n>",
       "list-bookings pages one details pass may read (SYNC_DETAILS_MAX_PAGES)",
     )
+    .option("--concurrency <n>", "HTTP requests in flight at once, 1-32 (SYNC_CONCURRENCY)")
     .action(async function (this: Command) {
       (this as Command & { exitCode?: number }).exitCode = await runAction(this.optsWithGlobals());
     });

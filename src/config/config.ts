@@ -1,5 +1,6 @@
 /** Config is one pure function of flags and environment: flags over environment over defaults. */
 import { readFileSync } from "node:fs";
+import { isDeepStrictEqual } from "node:util";
 import { ConfigError } from "../errors.js";
 import type { BookingType } from "../sync/ports.js";
 import { type PERSONAL_DATA_MODES, readsExactly, SETTINGS, type Setting } from "./settings.js";
@@ -34,7 +35,7 @@ export interface Config {
   details: boolean;
   /** list-bookings pages one details pass may read; default 50. */
   detailsMaxPages: number;
-  /** Pages a backfill fetches at once; default 4. */
+  /** HTTP requests in flight at once (SYNC_CONCURRENCY, or BACKFILL_CONCURRENCY), 1–32; default `DEFAULT_CONCURRENCY`. */
   concurrency: number;
   /** Personal fields of senders and receivers: "keep" (default), "hash" or "drop" (store/personal-data.ts). */
   personalData: PersonalDataMode;
@@ -114,22 +115,38 @@ export function requireApi(config: Config): Config & { apiBaseUrl: string; apiTo
 
 function resolve(setting: Setting, flags: Record<string, unknown>, env: Record<string, string | undefined>) {
   const fromFlag = setting.flag ? flags[setting.flag] : undefined;
-  const fromEnv = setting.env ? env[setting.env] : undefined;
-  const raw = fromFlag !== undefined ? fromFlag : fromEnv;
+  if (fromFlag !== undefined) return parse(setting, `--${kebab(setting.flag as string)}`, fromFlag);
   // An empty variable means unset, as in most shells' `VAR= cmd` idiom.
+  const names = [setting.env, ...(setting.aliases ?? [])].filter((n): n is string => Boolean(n && env[n]));
+  const values = names.map((name) => parse(setting, name, env[name]));
+  const [first] = names;
+  for (const [i, other] of names.entries()) {
+    if (first === undefined || isDeepStrictEqual(values[i], values[0])) continue;
+    throw new ConfigError(
+      `${first} = ${shown(setting, env[first])} and ${other} = ${shown(setting, env[other])} disagree`,
+      { hint: `set only ${setting.env}: ${other} is an older name of it` },
+    );
+  }
+  return values.length > 0 ? values[0] : setting.default;
+}
+
+/** The setting's value from `raw`, as given under `name` (a flag or a variable); "" means unset. */
+function parse(setting: Setting, name: string, raw: unknown): unknown {
   if (raw === undefined || raw === "") return setting.default;
   // Numbers, booleans and choices are read exactly as written (values.ts); free text is trimmed.
   const parsed = setting.schema.safeParse(
     typeof raw === "string" && !readsExactly(setting) ? raw.trim() : raw,
   );
   if (parsed.success) return parsed.data;
-  const name = fromFlag !== undefined ? `--${kebab(setting.flag as string)}` : (setting.env as string);
-  const shown = setting.secret
-    ? "(hidden)"
-    : JSON.stringify(typeof raw === "string" ? maskUserinfo(raw) : raw);
-  throw new ConfigError(`${name} = ${shown} is not valid: expected ${setting.accepts}`, {
+  throw new ConfigError(`${name} = ${shown(setting, raw)} is not valid: expected ${setting.accepts}`, {
     hint: fixHint(setting, name),
   });
+}
+
+/** A value as an error may show it: a secret never, a URL without its password. */
+function shown(setting: Setting, raw: unknown): string {
+  if (setting.secret) return "(hidden)";
+  return JSON.stringify(typeof raw === "string" ? maskUserinfo(raw) : raw);
 }
 
 /** The `Try:` of a bad value: unsetting is offered only where it means something. */
@@ -248,7 +265,11 @@ function kebab(s: string): string {
 export function describeEnvironment(): string {
   const width = Math.max(...SETTINGS.map((s) => s.env?.length ?? 0));
   const rows = SETTINGS.filter((s) => s.env).map((s) => {
-    const def = s.default === undefined ? "" : ` (default ${s.default})`;
+    const notes = [
+      ...(s.default === undefined ? [] : [`default ${s.default}`]),
+      ...(s.aliases?.length ? [`also read from ${s.aliases.join(", ")}`] : []),
+    ];
+    const def = notes.length > 0 ? ` (${notes.join("; ")})` : "";
     return `  ${(s.env as string).padEnd(width)} ${s.help}${def}`;
   });
   return `Environment variables (flags override them):\n${rows.join("\n")}`;

@@ -12,6 +12,8 @@ export interface Setting {
   key: string;
   /** Environment variable; null for flag-only settings. */
   env: string | null;
+  /** Older names of `env`, read as well; two of them set to different values are a config error. */
+  aliases?: readonly string[];
   /** Commander option key (camelCase) that overrides the environment, if any. */
   flag: string | null;
   /** Parses and validates the raw string (or flag value). */

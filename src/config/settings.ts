@@ -7,6 +7,8 @@ import { bool, choice, exact, httpUrl, int } from "./values.js";
 export { readsExactly, type Setting } from "./setting.js";
 
 const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "silent"] as const;
+/** SYNC_CONCURRENCY's default: requests in flight at once (docs/performance.md says why this many). */
+export const DEFAULT_CONCURRENCY = 8;
 /** What the mirror stores of senders' and receivers' personal fields (store/personal-data.ts). */
 export const PERSONAL_DATA_MODES = ["keep", "hash", "drop"] as const;
 
@@ -161,12 +163,13 @@ export const SETTINGS: readonly Setting[] = [
   },
   {
     key: "concurrency",
-    env: "BACKFILL_CONCURRENCY",
+    env: "SYNC_CONCURRENCY",
+    aliases: ["BACKFILL_CONCURRENCY"],
     flag: "concurrency",
     schema: int(1, 32),
-    default: 4,
+    default: DEFAULT_CONCURRENCY,
     accepts: "a whole number from 1 to 32",
-    help: "pages a backfill fetches at once",
+    help: "HTTP requests to the partner API in flight at once, across a run's slices and pages",
   },
   {
     key: "personalData",
