@@ -32,12 +32,12 @@ async function demo(): Promise<number> {
   });
   const app = await openApp(config, { logger: createLogger({ level: config.logLevel }) });
   const deps = { ...app, signal: new AbortController().signal };
-  // Details for everything the demo mirrors: 20,000 bookings are 200 list-bookings pages.
+  // An empty mirror is far behind: the cold run fills it in slices of time at once, with details.
   const options = {
     pageSize: config.pageSize,
     lookbackSeconds: config.lookbackSeconds,
     details: true,
-    detailsMaxPages: 500,
+    concurrency: config.concurrency,
   };
   try {
     const cold = await runSync(deps, options);

@@ -4,7 +4,7 @@
  */
 import { getMaxListeners, setMaxListeners } from "node:events";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { inTurn, runPool } from "../src/sync/backfill/pool.js";
+import { inTurn, runPool } from "../src/sync/pool.js";
 
 const warnings: Error[] = [];
 const onWarning = (w: Error) => warnings.push(w);

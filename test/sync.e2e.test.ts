@@ -9,6 +9,7 @@ import type { ListPage, ListQuery, PartnerApi } from "../src/sync/ports.js";
 import type { HarnessOptions } from "./support/harness.js";
 import { type MirrorHarness, mirrorHarness } from "./support/mirror-harness.js";
 import { describeBackends } from "./support/postgres.js";
+import { walkPosition } from "./support/walk-position.js";
 
 let h: MirrorHarness | undefined;
 afterEach(async () => {
@@ -91,7 +92,7 @@ describeBackends("sync against the simulator", (backend) => {
 
   it("stores malformed records that have an _id as bookings with their problems, and quarantines the keyless one", async () => {
     h = await harness({ bookings: 300 });
-    h.sim.inject({ kind: "malformed", count: 3 });
+    h.sim.inject({ kind: "malformed", count: 3 }, { path: "feed" });
     const report = await h.sync({ details: false });
     expect(report.status).toBe("success");
     expect(report.rejected).toBe(1);
@@ -110,7 +111,7 @@ describeBackends("sync against the simulator", (backend) => {
     expect(report.repair).toMatchObject({ end: "repaired", repaired: 1 });
     expect(await h.mirrorIds()).toEqual(h.sourceIds());
     // A rerun sees the same bad record again and adds no duplicate reject.
-    h.sim.inject({ kind: "malformed", count: 3 });
+    h.sim.inject({ kind: "malformed", count: 3 }, { path: "feed" });
     await h.sync({ details: false });
     expect(await h.query("SELECT count(*) AS n FROM rejected_records")).toEqual([{ n: 1 }]);
   });
@@ -223,16 +224,19 @@ describeBackends("tie runs longer than a feed page", (backend) => {
   it("a sync whose list requests keep failing stops before the run, and the next one reads it", async () => {
     const at = tied(100, 250);
     h = await harness({ bookings: 400, createdAtOf: at });
-    // Six 503s: the first list request and its five retries.
+    // After the read of the source's total, six 503s: the tie's first list request and its five retries.
     h.sim.inject(
-      Array.from({ length: 6 }, () => ({ kind: "5xx" as const, status: 503 as const })),
+      [
+        { kind: "slow", ms: 0 },
+        ...Array.from({ length: 6 }, () => ({ kind: "5xx" as const, status: 503 as const })),
+      ],
       { path: "list" },
     );
     const failed = await h.sync();
     expect(failed.status).toBe("failed");
     expect(failed.tiesRead).toEqual([]);
     // The tie page's progress was not committed: the walk resumes on it.
-    expect((await h.mirror.readStream("feed")).walk?.upTo).toBe(instantOf(runAt(at, 100)));
+    expect(walkPosition((await h.mirror.readStream("feed")).walk)).toBe(instantOf(runAt(at, 100)));
     const again = await h.sync();
     expect(again.status).toBe("success");
     // Read by the resumed walk, and again by the new walk's lookback, which covers these 400 s.
@@ -244,7 +248,7 @@ describeBackends("tie runs longer than a feed page", (backend) => {
   it("a list-bookings refusal no retry can fix reports the run, the walk goes on, and the repair reads it", async () => {
     const at = tied(100, 250);
     h = await harness({ bookings: 400, createdAtOf: at });
-    h.sim.inject({ kind: "401" }, { path: "list" });
+    h.sim.inject([{ kind: "slow", ms: 0 }, { kind: "401" }], { path: "list" });
     const report = await h.sync();
     expect(report.status).toBe("success");
     expect(report.tieOverflows).toEqual([runAt(at, 100)]);

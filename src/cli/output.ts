@@ -41,9 +41,6 @@ export function backfillSummary(r: BackfillReport): string {
   const head = r.status === "success" ? "backfill" : `backfill ${r.status.toUpperCase()}`;
   const retries = r.retries ? ` (${r.retries} ${r.retries === 1 ? "retry" : "retries"})` : "";
   const rejects = r.rejected ? `, ${r.rejected} rejected` : "";
-  const rereads = r.rereadPages
-    ? `, ${r.rereadPages} re-read after shifts (${plural(r.rounds, "round")})`
-    : "";
   const rate =
     r.durationMs > 0 ? Math.round(((r.inserted + r.updated + r.unchanged) * 1000) / r.durationMs) : 0;
   // A stopped run is followed by the line that says how to resume; a refusal by what to fix.
@@ -52,7 +49,7 @@ export function backfillSummary(r: BackfillReport): string {
   else if (r.status === "failed" && rerunMayFix(r.error)) next = " · run it again to resume";
   return printable(
     `${head} ${r.stream}${r.resumed ? " (resumed)" : ""}: ${r.inserted} new, ${r.updated} updated, ` +
-      `${r.unchanged} unchanged${rejects} · ${plural(r.pages, "page")}${rereads}, ${plural(r.requests, "request")}${retries}` +
+      `${r.unchanged} unchanged${rejects} · ${plural(r.pages, "page")}, ${plural(r.requests, "request")}${retries}` +
       ` · ${seconds(r.durationMs)}, ${rate} bookings/s${next}`,
   );
 }

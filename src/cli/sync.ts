@@ -14,6 +14,7 @@ export function registerSync(program: Command): void {
       "--details-max-pages <n>",
       "list-bookings pages one details pass may read (SYNC_DETAILS_MAX_PAGES)",
     )
+    .option("--concurrency <n>", "HTTP requests in flight at once, 1-32 (SYNC_CONCURRENCY)")
     .action(async function (this: Command) {
       (this as Command & { exitCode?: number }).exitCode = await syncAction(this.optsWithGlobals());
     });
@@ -29,6 +30,7 @@ function syncAction(flags: Record<string, unknown>): Promise<number> {
         lookbackSeconds: config.lookbackSeconds,
         details: config.details,
         detailsMaxPages: config.detailsMaxPages,
+        concurrency: config.concurrency,
       },
     );
     process.stdout.write(`${syncSummary(report)}\n`);

@@ -91,6 +91,7 @@ async function assemble(
       lookbackSeconds: config.lookbackSeconds,
       details: config.details,
       detailsMaxPages: config.detailsMaxPages,
+      concurrency: config.concurrency,
     },
     reconcilePageSize: config.pageSize,
     reconcileMaxMissingPercent: config.reconcileMaxMissingPercent,

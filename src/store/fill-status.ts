@@ -29,7 +29,8 @@ export interface FillStatus {
 
 /**
  * The fill stored as `progress` (its JSON text, or the value already parsed), as of `now`; null when
- * it is none or is not one that can be shown (a count that is not a count, slices that are not a list).
+ * it is none, an everyday walk, or is not one that can be shown (a count that is not a count, slices
+ * that are not a list).
  */
 export function fillStatus(progress: unknown, now: Date): FillStatus | null {
   const value = typeof progress === "string" ? parseJson(progress) : progress;
@@ -37,6 +38,8 @@ export function fillStatus(progress: unknown, now: Date): FillStatus | null {
   const { pages, plannedPages, sliceCount, slices } = value as unknown as Record<string, unknown>;
   if (!isCount(pages) || !isCount(plannedPages) || !isCount(sliceCount) || !Array.isArray(slices))
     return null;
+  // An everyday walk is stored in the same form, as one slice reading no details: no fill to show.
+  if (sliceCount <= 1 && value.details === null) return null;
   const etaAt = isoTime(value.etaAt);
   return {
     percent: plannedPages > 0 ? Math.min(99, Math.floor((pages * 100) / plannedPages)) : 0,

@@ -1,6 +1,8 @@
 /** The ports the sync core talks through: it constructs nothing, so a test can hand it fakes. */
 import type { FullBooking, SummaryBooking } from "../api/schemas.js";
-import type { Anchor } from "./feed/window.js";
+import type { FillProgress, WalkProgress } from "./fill/progress.js";
+
+export type { WalkProgress } from "./fill/progress.js";
 
 export type BookingType = "IN" | "LC";
 
@@ -88,34 +90,13 @@ export interface PartnerApi {
   listBookings(query: ListQuery, signal?: AbortSignal): Promise<ListPage>;
 }
 
-/** Where an unfinished walk stands; saved with each page so a restart resumes. */
-export interface WalkProgress {
-  /** When the walk started (ISO); the checkpoint never moves past it. */
-  startedAt: string;
-  /** The walk is done once a page reaches below this instant; null walks to the end of the feed. */
-  floor: string | null;
-  /**
-   * Every booking created at or before this instant may still be unread; null starts from the
-   * newest. Not the server's cursor: the request's cursor is derived from it (see feed/window.ts).
-   */
-  upTo: string | null;
-  /** Bookings at `upTo` the next page must serve again, proving the position; null when none is owed. */
-  anchor: Anchor | null;
-  /** Where to go back to if the next page does not serve the anchor again. */
-  fallback: Anchor | null;
-  /** Newest valid createdAt seen by this walk (an instant), the checkpoint it will record. */
-  top: string | null;
-  /** Pages read so far by this walk, across resumes. */
-  pages: number;
-}
-
 /** A stream's stored state: one per booking-type scope of the feed. */
 export interface StreamState {
   stream: string;
   /** Newest `createdAt` known to be fully mirrored (ISO); null before the first completed walk. */
   checkpoint: string | null;
-  /** The unfinished walk, if a run stopped part-way. */
-  walk: WalkProgress | null;
+  /** The unfinished fill (or a single walk an earlier version saved), if a run stopped part-way. */
+  walk: FillProgress | WalkProgress | null;
 }
 
 /** A stream's resumable position, saved with the rows that brought it there. */

@@ -4,7 +4,10 @@
  */
 import { coerceError, wrapError } from "../errors.js";
 import { runLogFields, zeroCounters } from "./counters.js";
-import { emptyTotals, streamName, syncStream, type WalkOptions, type WalkTotals } from "./feed/walk.js";
+import { emptyTotals, streamName, type WalkOptions, type WalkTotals } from "./feed/walk.js";
+import { type Behind, howFarBehind } from "./fill/behind.js";
+import type { FillEvent } from "./fill/fill.js";
+import { syncStream } from "./fill/stream.js";
 import { type DetailsReport, emptyDetailsReport, fillDetails } from "./list/details.js";
 import { checkDrift, type Drift } from "./list/drift.js";
 import { confirmFeedEnd } from "./list/feed-end.js";
@@ -27,6 +30,10 @@ export interface SyncOptions {
   detailsMaxPages?: number | undefined;
   /** list-bookings pages one tie run the feed cannot page through may take; default TIE_MAX_PAGES. */
   tieMaxPages?: number | undefined;
+  /** Slices walked and pages read at once when the mirror is far behind (SYNC_CONCURRENCY); default 1. */
+  concurrency?: number | undefined;
+  /** Called after each page a fill saves (progress bars). */
+  onProgress?: ((event: FillEvent) => void) | undefined;
 }
 
 export interface SyncReport extends WalkTotals, RunEnd {
@@ -60,8 +67,19 @@ export async function runSync(deps: SyncDeps, options: SyncOptions): Promise<Syn
     }),
   } as const;
   const end = await recordRun(deps, spec, async (runId, startedAt) => {
-    await syncStream(deps, walkOptions(deps, options, stream, new Date(startedAt), totals), totals);
-    extra = await afterWalk(deps, options, runId, totals);
+    const lookbackMs = options.lookbackSeconds * 1000;
+    const where = { bookingType: options.bookingType, checkpoint: checkpointBefore, lookbackMs };
+    const known = await howFarBehind(deps, where, totals);
+    const run = {
+      concurrency: options.concurrency ?? 1,
+      onProgress: options.onProgress,
+      lookbackMs,
+      startedAt: new Date(startedAt),
+      details: options.details ?? false,
+      behind: known.behind,
+    };
+    await syncStream(deps, walkOptions(deps, options, stream, totals), run, totals);
+    extra = await afterWalk(deps, options, runId, totals, known);
     if (extra.error) throw extra.error;
     // The walk stepped past a run it could not read; only a repair that left no shortfall vouches for it.
     if (totals.tieOverflows.length > 0 && !(extra.repair && extra.repair.shortfall <= 0))
@@ -76,11 +94,10 @@ export async function runSync(deps: SyncDeps, options: SyncOptions): Promise<Syn
 }
 
 /** The walk's options: the stream, and tie runs read through list-bookings (list/ties.ts). */
-function walkOptions(
+export function walkOptions(
   deps: SyncDeps,
-  options: SyncOptions,
+  options: Pick<SyncOptions, "pageSize" | "bookingType" | "onPage" | "tieMaxPages">,
   stream: string,
-  startedAt: Date,
   totals: WalkTotals,
 ): WalkOptions {
   const { pageSize, bookingType } = options;
@@ -88,8 +105,6 @@ function walkOptions(
     stream,
     bookingType,
     pageSize,
-    lookbackMs: options.lookbackSeconds * 1000,
-    startedAt,
     onPage: options.onPage,
     readTie: ({ from, to, known }: TieWindow) =>
       readTieRun(deps, { from, to }, { pageSize, bookingType, maxPages: options.tieMaxPages, known }, totals),
@@ -109,6 +124,7 @@ async function afterWalk(
   options: SyncOptions,
   runId: number,
   totals: WalkTotals,
+  known: Behind,
 ): Promise<AfterWalk> {
   const out: AfterWalk = {};
   if (options.details) {
@@ -124,9 +140,9 @@ async function afterWalk(
     if (out.error) return out;
   }
   // list-bookings cannot filter by booking type, so a typed stream has nothing to compare with.
-  if (options.bookingType !== undefined) return out;
+  if (options.bookingType !== undefined || known.unread) return out;
   try {
-    out.drift = await checkDrift(deps, runId);
+    out.drift = await checkDrift(deps, runId, known.sourceTotal);
     totals.requests += out.drift.attempts;
     totals.retries += out.drift.attempts - 1;
   } catch (err) {

@@ -104,9 +104,10 @@ function refusal(
   stream: string,
 ): { refused: string; restart: boolean } {
   const restart = !step.retry;
-  if (restart) Object.assign(progress, { upTo: null, anchor: null, fallback: null });
+  const ceiling = progress.ceiling ?? null;
+  if (restart) Object.assign(progress, { upTo: ceiling, anchor: null, fallback: null });
   const next = restart
-    ? "starts this walk over from the newest booking"
+    ? `starts this walk over from ${ceiling ?? "the newest booking"}`
     : `resumes at ${request.upTo ?? "the newest booking"}`;
   return {
     refused: `walk ${stream}: ${step.message}; stopped with the checkpoint unmoved (the next run ${next})`,

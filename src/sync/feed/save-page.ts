@@ -1,6 +1,6 @@
 /** Saving a feed page with the walk's progress after it, and what the walk says about it in the log. */
 import { addCounts } from "../counters.js";
-import type { BookingType, FeedPage, RunCounters, SyncDeps, WalkProgress } from "../ports.js";
+import type { BookingType, FeedPage, Progress, RunCounters, SyncDeps } from "../ports.js";
 import { splitRecords } from "../records.js";
 
 const PROGRESS_LOG_MS = 5_000;
@@ -12,12 +12,8 @@ export function pageSaver(
   totals: RunCounters,
 ) {
   let lastLogAt = deps.clock.now().getTime();
-  /** Saves `page` with the progress after it (null and a checkpoint when the walk ended with it). */
-  return async (
-    page: Pick<FeedPage, "records">,
-    walk: WalkProgress | null,
-    checkpoint?: string,
-  ): Promise<void> => {
+  /** Saves `page` with the stream's progress after it. */
+  return async (page: Pick<FeedPage, "records">, progress: Progress, upTo?: string | null): Promise<void> => {
     const { records, rejects } = splitRecords(page.records, deps.logger, { stream: options.stream });
     const now = deps.clock.now();
     const counts = await deps.store.save({
@@ -25,14 +21,14 @@ export function pageSaver(
       records,
       rejects,
       bookingType: options.bookingType,
-      progress: { stream: options.stream, value: walk, checkpoint },
+      progress,
       syncedAt: now.toISOString(),
     });
     addCounts(totals, counts);
     if (now.getTime() - lastLogAt < PROGRESS_LOG_MS) return;
     lastLogAt = now.getTime();
     deps.logger.info(
-      { stream: options.stream, pages: totals.pages, new: totals.inserted, upTo: walk?.upTo },
+      { stream: options.stream, pages: totals.pages, new: totals.inserted, upTo },
       "sync progress",
     );
   };

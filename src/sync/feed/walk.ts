@@ -1,7 +1,7 @@
 /**
- * The feed walk: from the newest booking back to the checkpoint minus the lookback, each page saved
- * with the progress after it so a killed run resumes. The checkpoint is capped at the walk's start
- * so a server clock ahead of ours cannot push it into the future.
+ * The feed walk of one stretch of time: from its upper bound (the newest booking, for an everyday
+ * sync) back to its floor, each page handed on with the position after it so a killed run resumes.
+ * Which stretches to walk, and the checkpoint they earn, are the fill's (fill/fill.ts).
  */
 
 import { setImmediate as nextTurn } from "node:timers/promises";
@@ -9,10 +9,9 @@ import { ApiError, coerceError, isAbortError } from "../../errors.js";
 import { countPage, zeroCounters } from "../counters.js";
 import type { EndCheck } from "../list/feed-end.js";
 import type { TieRead, TieWindow } from "../list/ties.js";
-import type { BookingType, RunCounters, SyncDeps, WalkProgress } from "../ports.js";
+import type { BookingType, FeedPage, RunCounters, SyncDeps, WalkProgress } from "../ports.js";
 import { advance, type EndUnconfirmed, type Request } from "./advance.js";
-import { pageSaver } from "./save-page.js";
-import { cursorFor, instantOf, millisOf, minOf, shift } from "./window.js";
+import { cursorFor } from "./window.js";
 
 export interface WalkOptions {
   /** Stream name in `sync_state`, e.g. `feed` or `feed:IN`. */
@@ -20,10 +19,6 @@ export interface WalkOptions {
   bookingType?: BookingType | undefined;
   /** Bookings per request, 1–100. */
   pageSize: number;
-  /** Margin re-read below the checkpoint, ms. */
-  lookbackMs: number;
-  /** The run's start; a new walk's checkpoint never moves past it. Default: when the walk starts. */
-  startedAt?: Date | undefined;
   /** Called after each page is read (for progress bars and tests). */
   onPage?: (event: { stream: string; pages: number; records: number; upTo: string | null }) => void;
   /** Reads a tie run the feed cannot page through (ties.ts); without it the run is only reported. */
@@ -55,49 +50,29 @@ export function streamName(bookingType: BookingType | undefined): string {
 }
 
 /**
- * Brings one stream up to date: finishes an unfinished walk, then walks down to the checkpoint.
- * Throws when a page cannot be read or makes no sense; what was read stays, the checkpoint unmoved.
+ * Stores a page the walk read with the walk's position after it (`done` when the page ends it). The
+ * walk awaits it before the next save, so positions reach the store in order.
  */
-export async function syncStream(deps: SyncDeps, options: WalkOptions, totals: WalkTotals): Promise<void> {
-  const state = await deps.store.readStream(options.stream);
-  if (state.walk) {
-    const saved = resumable(state.walk);
-    deps.logger.info(
-      { stream: options.stream, upTo: saved.upTo, pages: saved.pages },
-      "resuming the unfinished walk",
-    );
-    await walk(deps, options, saved, totals);
-  }
-  const { checkpoint } = await deps.store.readStream(options.stream);
-  const fresh: WalkProgress = {
-    startedAt: (options.startedAt ?? deps.clock.now()).toISOString(),
-    floor: checkpoint ? instantOf(shift(checkpoint, -options.lookbackMs)) : null,
-    upTo: null,
-    anchor: null,
-    fallback: null,
-    top: null,
-    pages: 0,
-  };
-  await walk(deps, options, fresh, totals);
-}
+export type PersistPage = (
+  page: Pick<FeedPage, "records">,
+  progress: WalkProgress,
+  done: boolean,
+) => Promise<void>;
 
-/** A saved walk, including one saved by an earlier version (millisecond `cursor`, no anchor). */
-function resumable(saved: WalkProgress & { cursor?: string | null }): WalkProgress {
-  const upTo = saved.upTo ?? saved.cursor ?? null;
-  return {
-    startedAt: saved.startedAt,
-    floor: saved.floor === null ? null : instantOf(saved.floor),
-    upTo: upTo === null ? null : instantOf(upTo),
-    anchor: saved.anchor ?? null,
-    fallback: saved.fallback ?? null,
-    top: saved.top === null ? null : instantOf(saved.top),
-    pages: saved.pages,
-  };
-}
-async function walk(deps: SyncDeps, options: WalkOptions, start: WalkProgress, totals: WalkTotals) {
+/**
+ * Walks the feed from `start.upTo` down to `start.floor` (one slice of a fill, or the whole of an
+ * everyday sync), handing each page to `persist`. Throws when a page cannot be read or makes no
+ * sense; what was persisted stays.
+ */
+export async function walkSlice(
+  deps: SyncDeps,
+  options: WalkOptions,
+  start: WalkProgress,
+  totals: WalkTotals,
+  persist: PersistPage,
+): Promise<void> {
   const { api, logger, signal } = deps;
   const progress: WalkProgress = { ...start };
-  const save = pageSaver(deps, options, totals);
   const request = (upTo: string | null, again = false): Request => {
     const cursor = cursorFor(upTo);
     const page = api.fetchRecent(
@@ -118,7 +93,7 @@ async function walk(deps: SyncDeps, options: WalkOptions, start: WalkProgress, t
     }
     if (typeof step === "object" && "refused" in step) {
       // Its progress (a walk starting over) commits with the pages read before it.
-      if (step.restart) await save({ records: [] }, { ...progress });
+      if (step.restart) await persist({ records: [] }, { ...progress }, false);
       throw new Error(step.refused);
     }
     const unconfirmed = typeof step === "object" && "unconfirmed" in step;
@@ -135,7 +110,7 @@ async function walk(deps: SyncDeps, options: WalkOptions, start: WalkProgress, t
       // The feed's next page must serve again the booking the list showed below the run.
       if (below) progress.anchor = { at: below.at, ids: [below.id] };
     }
-    await save(page, done ? null : { ...progress }, done ? checkpointOf(progress) : undefined);
+    await persist(page, { ...progress }, done);
     options.onPage?.({
       stream: options.stream,
       pages: progress.pages,
@@ -211,10 +186,4 @@ async function settleTie(
     "a full page of bookings shares one createdAt and the rest of them could not be read; some may be missing until the repair finds them",
   );
   return undefined;
-}
-
-/** The checkpoint a finished walk records: the newest createdAt seen, never past the walk's start. */
-function checkpointOf(progress: WalkProgress): string | undefined {
-  if (progress.top === null) return undefined;
-  return millisOf(minOf([progress.top, instantOf(progress.startedAt)]));
 }

@@ -4,7 +4,7 @@
  * killed fill resumes its unfinished slices and unread pages; `status`, `/readyz` and the status page
  * read it to show how far a fill has got and when it should end.
  */
-import type { WalkProgress } from "../ports.js";
+import type { Anchor } from "../feed/window.js";
 
 /** Pages of list-bookings read for details, as inclusive runs `[from, to]`. */
 export type PageRuns = Array<[from: number, to: number]>;
@@ -17,6 +17,8 @@ export interface FillDetails {
   pages: number;
   /** Pages read and saved so far. */
   read: PageRuns;
+  /** Only this source platform's pages (a filtered backfill); absent for all. */
+  sourcePlatform?: string | undefined;
 }
 
 export interface FillProgress {
@@ -49,4 +51,30 @@ export function isFill(progress: unknown): progress is FillProgress {
   return (
     typeof progress === "object" && progress !== null && (progress as { kind?: unknown }).kind === "fill"
   );
+}
+
+/** Where an unfinished walk stands; saved with each page so a restart resumes. */
+export interface WalkProgress {
+  /** When the walk started (ISO); the checkpoint never moves past it. */
+  startedAt: string;
+  /** The walk is done once a page reaches below this instant; null walks to the end of the feed. */
+  floor: string | null;
+  /**
+   * Where the walk starts, and starts over when the source will not confirm its position: null for
+   * the newest booking, a slice's upper bound in a fill (fill/slices.ts). Absent in older saves: null.
+   */
+  ceiling?: string | null | undefined;
+  /**
+   * Every booking created at or before this instant may still be unread; null starts from the
+   * newest. Not the server's cursor: the request's cursor is derived from it (see feed/window.ts).
+   */
+  upTo: string | null;
+  /** Bookings at `upTo` the next page must serve again, proving the position; null when none is owed. */
+  anchor: Anchor | null;
+  /** Where to go back to if the next page does not serve the anchor again. */
+  fallback: Anchor | null;
+  /** Newest valid createdAt seen by this walk (an instant), the checkpoint it will record. */
+  top: string | null;
+  /** Pages read so far by this walk, across resumes. */
+  pages: number;
 }

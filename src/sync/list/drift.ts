@@ -8,9 +8,16 @@ export interface Drift {
   attempts: number;
 }
 
-/** Reads both totals and records them on run `runId`. Throws when the request fails. */
-export async function checkDrift(deps: SyncDeps, runId: number): Promise<Drift> {
-  const page = await deps.api.listBookings({ page: 1, pageSize: 1 }, deps.signal);
+/**
+ * Reads both totals and records them on run `runId`; `known` is the source's total read earlier in
+ * the run (fill/behind.ts), which saves the request. Throws when the request fails.
+ */
+export async function checkDrift(
+  deps: SyncDeps,
+  runId: number,
+  known?: { total: number; attempts: number },
+): Promise<Drift> {
+  const page = known ?? (await deps.api.listBookings({ page: 1, pageSize: 1 }, deps.signal));
   const localTotal = await deps.store.countBookings({ excludeMissing: true });
   await deps.store.recordDrift(runId, page.total, localTotal);
   const drift = { sourceTotal: page.total, localTotal, difference: page.total - localTotal };

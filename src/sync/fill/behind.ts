@@ -1,0 +1,68 @@
+/**
+ * How far behind the mirror is, read before the walk so the run knows whether to fill in parallel.
+ * The source's total (a list page of one) against the mirror's count is also the drift check's
+ * comparison, so the everyday sync still makes one feed request and that one. A typed mirror has no
+ * total of its type: it judges by its checkpoint's age, and only an old one is placed in the list.
+ */
+import { ApiError, coerceError, isAbortError } from "../../errors.js";
+import { countPage } from "../counters.js";
+import { shift } from "../feed/window.js";
+import { bisect, timeAt } from "../list/positions.js";
+import type { BookingType, RunCounters, SyncDeps } from "../ports.js";
+
+/** A typed mirror whose checkpoint is older than this is placed in the list to see how far behind it is. */
+export const TYPED_FILL_AGE_MS = 60 * 60 * 1000;
+
+export interface Behind {
+  /** Bookings the mirror lacks, as far as this can tell. */
+  behind: number;
+  /** The source's total, when it was read: the drift check's figure. */
+  sourceTotal?: { total: number; attempts: number } | undefined;
+  /** The total could not be read: the drift check would fail the same way, so it is skipped. */
+  unread?: boolean | undefined;
+}
+
+/** The source's total from a list page of one. */
+export async function sourceTotal(deps: SyncDeps, counters: RunCounters): Promise<number> {
+  const page = await deps.api.listBookings({ page: 1, pageSize: 1 }, deps.signal);
+  countPage(counters, page.attempts);
+  return page.total;
+}
+
+/**
+ * How far behind the stream is. A failed read only costs the parallel speed (it says 0), except a
+ * refused token, which fails the run as the feed's first page would.
+ */
+export async function howFarBehind(
+  deps: SyncDeps,
+  stream: { bookingType: BookingType | undefined; checkpoint: string | null; lookbackMs: number },
+  counters: RunCounters,
+): Promise<Behind> {
+  try {
+    if (stream.bookingType === undefined) {
+      const page = await deps.api.listBookings({ page: 1, pageSize: 1 }, deps.signal);
+      const local = await deps.store.countBookings({ excludeMissing: true });
+      return { behind: page.total - local, sourceTotal: { total: page.total, attempts: page.attempts } };
+    }
+    const { checkpoint } = stream;
+    if (checkpoint !== null && deps.clock.now().getTime() - Date.parse(checkpoint) < TYPED_FILL_AGE_MS)
+      return { behind: 0 };
+    const total = await sourceTotal(deps, counters);
+    if (checkpoint === null) return { behind: total };
+    const floor = shift(checkpoint, -stream.lookbackMs);
+    // The first position older than the floor: how many bookings of every type lie above it.
+    const older = async (position: number) => {
+      const at = (await timeAt(deps, position, counters)).createdAt;
+      return at === undefined || (at !== null && at < floor);
+    };
+    return { behind: await bisect(-1, total, older) };
+  } catch (err) {
+    if (isAbortError(err) && deps.signal.aborted) throw err;
+    if (err instanceof ApiError && (err.status === 401 || err.status === 403)) throw err;
+    deps.logger.warn(
+      { err: coerceError(err) },
+      "drift check failed: the source's total could not be read; walking the feed one page at a time (the sync itself is not affected)",
+    );
+    return { behind: 0, unread: true };
+  }
+}

@@ -1,0 +1,134 @@
+/**
+ * The details half of a fill: the list-bookings pages over the bookings the slices stored, read at
+ * once and each saved with the fill's state. Pages shift under inserts and deletes while they are
+ * read, so a booking can fall between two; those still without details are then read where their
+ * position says they are (the way the repair finds a gap), and any left go to the everyday pass.
+ */
+import { ApiError, coerceError, isAbortError } from "../../errors.js";
+import { addCounts, countPage, zeroCounters } from "../counters.js";
+import { shift } from "../feed/window.js";
+import { shapeProblem } from "../list/list-checks.js";
+import { saveListPage } from "../list/list-walk.js";
+import { runPool } from "../pool.js";
+import type { ListPage, RunCounters } from "../ports.js";
+import type { Filling } from "./fill.js";
+import type { FillDetails } from "./progress.js";
+import { addPage, unreadPages } from "./slices.js";
+
+/** Bookings still without details one fill looks for by position. */
+const LEFTOVER_CAP = 1_000;
+
+/** Reads the unread pages, then the bookings they missed, and ends the details half of the fill. */
+export async function readDetailPages(filling: Filling, details: FillDetails): Promise<void> {
+  const { deps, run, totals } = filling;
+  const counts = zeroCounters();
+  let lastTotal: number | null = null;
+  try {
+    await runPool(
+      unreadPages(details.read, details.pages),
+      run.concurrency,
+      async (page) => {
+        const res = await readPage(filling, page, details, counts);
+        lastTotal = res?.total ?? lastTotal;
+        await filling.turn(async () => {
+          details.read = addPage(details.read, page);
+          filling.tick();
+          await saveListPage(deps, res ?? { records: [] }, extraOf(filling), counts);
+        });
+      },
+      deps.signal,
+    );
+    // The list of one platform cannot place a booking by the mirror's count.
+    if (details.sourcePlatform === undefined)
+      await readLeftovers(filling, details.pageSize, lastTotal, counts);
+    // Nothing of the details half is left: the stream's progress clears once no slice is left either.
+    filling.state.details = null;
+    await filling.turn(() => saveListPage(deps, { records: [] }, extraOf(filling), counts));
+  } finally {
+    for (const k of ["pages", "requests", "retries", "rejected", "inserted"] as const) totals[k] += counts[k];
+  }
+}
+
+function extraOf(filling: Filling) {
+  return { progress: filling.progress(), bookingType: filling.walk.bookingType };
+}
+
+/**
+ * One list page; undefined when the source answered a page that is not the one asked for: skipped
+ * with a warning (its bookings are then found by position), since it would fail every run.
+ */
+async function readPage(
+  filling: Filling,
+  page: number,
+  { pageSize, sourcePlatform }: Pick<FillDetails, "pageSize" | "sourcePlatform">,
+  counts: RunCounters,
+): Promise<ListPage | undefined> {
+  const { deps } = filling;
+  const res = await deps.api.listBookings({ page, pageSize, sourcePlatform }, deps.signal);
+  countPage(counts, res.attempts);
+  const problem = shapeProblem({ page, pageSize }, res);
+  if (problem === null) return res;
+  deps.logger.warn({ page, problem }, "fill: a details page is not the page asked for; skipped");
+  return undefined;
+}
+
+/**
+ * Reads the bookings still without details where the list should hold them: the mirror holds every
+ * booking above the floor now, so the count of newer ones, shifted by what the list gained since,
+ * is a booking's position. A page that does not hold it is followed by its neighbours, once.
+ */
+async function readLeftovers(
+  filling: Filling,
+  pageSize: number,
+  total: number | null,
+  counts: RunCounters,
+): Promise<void> {
+  const { deps } = filling;
+  const { store } = deps;
+  const needing = await store.bookingsNeedingDetails(LEFTOVER_CAP);
+  if (needing.length === 0 || total === null) return;
+  const drift = total - (await store.countAccounted());
+  const pages = new Set<number>();
+  for (const b of needing) {
+    const newer = await store.countAccounted(shift(b.createdAt, 1));
+    pages.add(Math.floor(Math.max(0, newer + drift) / pageSize) + 1);
+  }
+  const read = new Set<number>();
+  const readAll = async (list: Iterable<number>) => {
+    const todo = [...list].filter((p) => p >= 1 && !read.has(p));
+    for (const p of todo) read.add(p);
+    await runPool(
+      todo.values(),
+      filling.run.concurrency,
+      async (page) => {
+        const res = await tolerant(filling, () => readPage(filling, page, { pageSize }, counts));
+        if (res) await filling.turn(() => saveListPage(deps, res, extraOf(filling), counts));
+      },
+      deps.signal,
+    );
+  };
+  await readAll(pages);
+  const left = new Set((await store.bookingsNeedingDetails(LEFTOVER_CAP)).map((b) => b.id));
+  if (left.size === 0) return;
+  await readAll([...pages].flatMap((p) => [p - 1, p + 1]));
+  const still = (await store.bookingsNeedingDetails(LEFTOVER_CAP)).length;
+  if (still > 0)
+    deps.logger.info(
+      { bookings: still },
+      "fill: bookings still without details after reading where they should be; the everyday details pass goes on",
+    );
+}
+
+/** A read whose failure only leaves details for later: a transient or stopping one still ends the run. */
+async function tolerant<T>(filling: Filling, read: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await read();
+  } catch (err) {
+    if (isAbortError(err) || (err instanceof ApiError && err.retryable)) throw err;
+    filling.deps.logger.warn(
+      { err: coerceError(err) },
+      "fill: a details page could not be read; left for later",
+    );
+    return undefined;
+  }
+}

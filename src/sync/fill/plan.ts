@@ -1,0 +1,87 @@
+/**
+ * Planning a fill: probe the list for the times that split the bookings to read into slices of
+ * equal count, and estimate the pages the whole fill takes.
+ */
+import { countPage } from "../counters.js";
+import { shapeProblem } from "../list/list-checks.js";
+import { runPool } from "../pool.js";
+import type { RunCounters, SyncDeps } from "../ports.js";
+import type { FillProgress } from "./progress.js";
+import { probePositions, sliceCount, slicesBetween } from "./slices.js";
+
+/** Positions below a probed one whose time cannot be read before its bound is left out. */
+const NEIGHBOURS = 3;
+
+export interface PlanInput {
+  /** When the fill begins (ISO). */
+  startedAt: string;
+  /** Where the walk stops (an instant), or null for the whole feed. */
+  floor: string | null;
+  /** How many bookings lie above the floor, as far as is known: what the slices split. */
+  behind: number;
+  /** Bookings per page. */
+  pageSize: number;
+  /** Requests in flight at once. */
+  concurrency: number;
+  /** Whether the fill reads details for what it fills (list-bookings pages over the same bookings). */
+  details: boolean;
+}
+
+/** Plans a fill: one slice when the mirror is close behind, else slices bounded by probed times. */
+export async function planFill(
+  deps: SyncDeps,
+  input: PlanInput,
+  counters: RunCounters,
+): Promise<FillProgress> {
+  const { startedAt, floor, behind, pageSize } = input;
+  const count = sliceCount(behind, pageSize, input.concurrency);
+  const positions = count > 1 ? probePositions(behind, count) : [];
+  const bounds: Array<string | null> = positions.map(() => null);
+  await runPool(
+    positions.entries(),
+    input.concurrency,
+    async ([i, position]) => {
+      bounds[i] = await boundAt(deps, position, counters);
+    },
+    deps.signal,
+  );
+  const slices = slicesBetween(bounds, floor, startedAt);
+  const parallel = slices.length > 1;
+  // A mirror close behind takes its details from the everyday details pass, as always.
+  const listPages = parallel && input.details ? Math.ceil(behind / pageSize) + 1 : 0;
+  if (parallel)
+    deps.logger.info(
+      { behind, slices: slices.length, detailsPages: listPages, floor },
+      "the mirror is far behind the source: reading it in slices of time at once",
+    );
+  return {
+    kind: "fill",
+    startedAt,
+    floor,
+    top: null,
+    sliceCount: slices.length,
+    slices,
+    details: listPages > 0 ? { pageSize, pages: listPages, read: [] } : null,
+    pages: 0,
+    plannedPages: Math.ceil(behind / pageSize) + positions.length + listPages,
+    etaAt: null,
+    savedAt: startedAt,
+  };
+}
+
+/**
+ * The full-precision createdAt of the booking at `position` (0-based, newest first), or of one of
+ * the next few when its own cannot be read; null when none can (the bound is left out).
+ */
+async function boundAt(deps: SyncDeps, position: number, counters: RunCounters): Promise<string | null> {
+  for (let p = position; p <= position + NEIGHBOURS; p++) {
+    const page = await deps.api.listBookings({ page: p + 1, pageSize: 1 }, deps.signal);
+    countPage(counters, page.attempts);
+    // A probe that is not the one booking asked for would bound a slice by the wrong time.
+    if (shapeProblem({ page: p + 1, pageSize: 1 }, page) !== null) return null;
+    const record = page.records[0];
+    if (record === undefined) return null;
+    if (record.ok) return record.at;
+  }
+  return null;
+}

@@ -1,0 +1,86 @@
+/**
+ * Brings one feed stream up to date, the one way every command does: finish the fill a run left
+ * unfinished, then plan one down to the checkpoint (minus the lookback) and run it — one slice when
+ * the mirror is close behind (the everyday sync), slices at once when it is far behind.
+ */
+import type { WalkOptions, WalkTotals } from "../feed/walk.js";
+import { instantOf, shift } from "../feed/window.js";
+import type { SyncDeps, WalkProgress } from "../ports.js";
+import { sourceTotal } from "./behind.js";
+import { type FillRun, runFill } from "./fill.js";
+import { planFill } from "./plan.js";
+import { type FillProgress, isFill } from "./progress.js";
+
+export interface StreamRun extends FillRun {
+  /** Margin re-read below the checkpoint, ms. */
+  lookbackMs: number;
+  /** When the run began: a new fill's checkpoint never moves past it. */
+  startedAt: Date;
+  /** Whether a fill reads details for what it fills. */
+  details: boolean;
+  /**
+   * How many bookings the new fill has to read, as far as the caller knows (fill/behind.ts): two
+   * slices' worth or more makes it parallel. `everything` reads the whole feed, checkpoint or not.
+   */
+  behind: number | "everything";
+}
+
+/** Resumes an unfinished fill, then runs a new one. Throws when a page fails; what was read stays. */
+export async function syncStream(
+  deps: SyncDeps,
+  walk: WalkOptions,
+  run: StreamRun,
+  totals: WalkTotals,
+): Promise<void> {
+  const { store, logger } = deps;
+  const saved = (await store.readStream(walk.stream)).walk;
+  if (saved) {
+    const state = resumable(saved);
+    const left = { stream: walk.stream, slices: state.slices.length, pages: state.pages };
+    logger.info(left, "resuming the unfinished walk");
+    await runFill(deps, walk, run, state, totals);
+    // A fill of the whole feed just ended: asking for everything is answered.
+    if (run.behind === "everything" && state.floor === null) return;
+  }
+  const { checkpoint } = await store.readStream(walk.stream);
+  const everything = run.behind === "everything";
+  const floor = checkpoint && !everything ? instantOf(shift(checkpoint, -run.lookbackMs)) : null;
+  const behind = run.behind === "everything" ? await sourceTotal(deps, totals) : run.behind;
+  const { concurrency, details } = run;
+  const input = { startedAt: run.startedAt.toISOString(), floor, behind, concurrency, details };
+  const plan = await planFill(deps, { ...input, pageSize: walk.pageSize }, totals);
+  await runFill(deps, walk, run, plan, totals);
+}
+
+/** A saved fill, or a single walk an earlier version saved (a millisecond `cursor`, no anchor) as one. */
+function resumable(saved: FillProgress | (WalkProgress & { cursor?: string | null })): FillProgress {
+  if (isFill(saved)) return { ...saved, slices: saved.slices.map(walkOf) };
+  const walk = walkOf(saved);
+  return {
+    kind: "fill",
+    startedAt: walk.startedAt,
+    floor: walk.floor,
+    top: null,
+    sliceCount: 1,
+    slices: [walk],
+    details: null,
+    pages: walk.pages,
+    plannedPages: walk.pages,
+    etaAt: null,
+    savedAt: walk.startedAt,
+  };
+}
+
+function walkOf(saved: WalkProgress & { cursor?: string | null }): WalkProgress {
+  const upTo = saved.upTo ?? saved.cursor ?? null;
+  return {
+    startedAt: saved.startedAt,
+    ceiling: saved.ceiling ?? null,
+    floor: saved.floor === null ? null : instantOf(saved.floor),
+    upTo: upTo === null ? null : instantOf(upTo),
+    anchor: saved.anchor ?? null,
+    fallback: saved.fallback ?? null,
+    top: saved.top === null ? null : instantOf(saved.top),
+    pages: saved.pages,
+  };
+}
