@@ -1,7 +1,11 @@
 /** Progress of a long command: a bar on a terminal, else a log line every few seconds (containers). */
-import cliProgress from "cli-progress";
+import { createRequire } from "node:module";
+import type * as CliProgress from "cli-progress";
 import { terminalLog } from "../logger.js";
 import type { Logger } from "../sync/ports.js";
+
+/** cli-progress, loaded when a bar is first drawn: a container's log view and the daemon never hold it. */
+const loadCliProgress = () => createRequire(import.meta.url)("cli-progress") as typeof CliProgress;
 
 export interface ProgressEvent {
   pages: number;
@@ -46,6 +50,7 @@ export function progressView(options: ProgressViewOptions): ProgressView {
  * a line written under a live bar is overwritten when the bar restores its cursor.
  */
 function barView(label: string): ProgressView {
+  const cliProgress = loadCliProgress();
   const common = { stream: process.stderr, hideCursor: true, clearOnComplete: true };
   const withTotal = new cliProgress.SingleBar(
     {
@@ -59,7 +64,7 @@ function barView(label: string): ProgressView {
     { ...common, format: `${label} {value} pages | {bookings} bookings | {rate}/s {note}` },
     cliProgress.Presets.shades_classic,
   );
-  let bar: cliProgress.SingleBar | undefined;
+  let bar: CliProgress.SingleBar | undefined;
   let shown: { total: number; value: number; payload: object } | undefined;
   let stopped = false;
   const around = (write: () => void) => {

@@ -2,7 +2,6 @@
 import type { Command } from "commander";
 import { choice, int } from "../config/values.js";
 import { ConfigError } from "../errors.js";
-import { startSimulator } from "../simulator/index.js";
 import { EXIT, reportError } from "./output.js";
 
 export function registerSimulate(program: Command): void {
@@ -42,6 +41,8 @@ async function simulateAction(o: Record<string, string>): Promise<number> {
         { hint: "booking-sync simulate --cursor inclusive" },
       );
     }
+    // Loaded for this command alone: no other command holds the simulator (docs/performance.md).
+    const { startSimulator } = await import("../simulator/index.js");
     const sim = await startSimulator({
       port: whole("port", o.port ?? "0", 0, 65535),
       bookings: whole("bookings", o.bookings ?? "5000", 0, 100_000_000),
