@@ -3,7 +3,7 @@
  * client and a real SQLite file; the CLI as a subprocess for the user's view.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { runBackfill } from "../src/sync/backfill/backfill.js";
+import { runReconcile } from "../src/sync/list/reconcile.js";
 import { type Harness, harness, runCli } from "./support/harness.js";
 import { expectMirrorHoldsSourceInFull, listDeps, pageOf } from "./support/list-deps.js";
 
@@ -29,10 +29,11 @@ function detailPages(sim: Harness["sim"]): number[] {
 }
 
 describe("sync --details", () => {
-  it("after a backfill, bookings the feed then re-reads leave the details queue once confirmed", async () => {
+  it("bookings whose summary the feed writes after their details leave the details queue once confirmed", async () => {
     h = await harness({ bookings: 300 });
-    expect((await runBackfill(listDeps(h), { concurrency: 2 })).status).toBe("success");
-    // The feed's first sight of a backfilled booking writes its summary after its details.
+    // A reconcile of an empty mirror stores every booking from list-bookings, details first.
+    expect((await runReconcile(listDeps(h), { since: null })).status).toBe("success");
+    // The feed's first sight of such a booking writes its summary after its details.
     await h.sync({ lookbackSeconds: 3600 });
     expect(h.store.bookingsNeedingDetails(1000).length).toBeGreaterThan(0);
     await h.sync({ details: true, detailsMaxPages: 10 });

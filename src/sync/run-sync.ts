@@ -13,7 +13,7 @@ import { checkDrift, type Drift } from "./list/drift.js";
 import { confirmFeedEnd } from "./list/feed-end.js";
 import { type RepairReport, repairMirror } from "./list/repair.js";
 import { readTieRun, type TieWindow } from "./list/ties.js";
-import type { BookingType, SyncDeps } from "./ports.js";
+import type { BookingType, FeedPage, SyncDeps } from "./ports.js";
 import { type RunEnd, recordRun } from "./run.js";
 
 export interface SyncOptions {
@@ -68,6 +68,8 @@ export async function runSync(deps: SyncDeps, options: SyncOptions): Promise<Syn
   } as const;
   const end = await recordRun(deps, spec, async (runId, startedAt) => {
     const lookbackMs = options.lookbackSeconds * 1000;
+    // The feed's newest page goes first: every walk reads it, and the source is judged by it.
+    const head = takeOnce(deps, options);
     const where = { bookingType: options.bookingType, checkpoint: checkpointBefore, lookbackMs };
     const known = await howFarBehind(deps, where, totals);
     const run = {
@@ -78,7 +80,7 @@ export async function runSync(deps: SyncDeps, options: SyncOptions): Promise<Syn
       details: options.details ?? false,
       behind: known.behind,
     };
-    await syncStream(deps, walkOptions(deps, options, stream, totals), run, totals);
+    await syncStream(deps, { ...walkOptions(deps, options, stream, totals), head }, run, totals);
     extra = await afterWalk(deps, options, runId, totals, known);
     if (extra.error) throw extra.error;
     // The walk stepped past a run it could not read; only a repair that left no shortfall vouches for it.
@@ -91,6 +93,20 @@ export async function runSync(deps: SyncDeps, options: SyncOptions): Promise<Syn
   const report: SyncReport = { ...totals, ...end, stream, checkpointBefore, details, drift, repair };
   logRun(deps.logger, report);
   return report;
+}
+
+/** Asks for the feed's newest page now; the first walk from the top takes it, once. */
+function takeOnce(deps: SyncDeps, options: SyncOptions): () => Promise<FeedPage> | undefined {
+  let page: Promise<FeedPage> | undefined = deps.api.fetchRecent(
+    { limit: options.pageSize, bookingType: options.bookingType },
+    deps.signal,
+  );
+  page.catch(() => {}); // awaited by the walk that takes it; a run that fails before then only drops it
+  return () => {
+    const taken = page;
+    page = undefined;
+    return taken;
+  };
 }
 
 /** The walk's options: the stream, and tie runs read through list-bookings (list/ties.ts). */

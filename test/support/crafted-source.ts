@@ -54,7 +54,11 @@ export async function startCraftedSource(options: {
     if (url.pathname.endsWith("/fetch-recent-bookings")) {
       const cursor = url.searchParams.get("cursor");
       const before = cursor === null ? Number.POSITIVE_INFINITY : Date.parse(cursor) * 1000;
-      const older = bookings.filter((b) => b.trueUs < before);
+      // The feed's type filter, as the contract has it: a booking whose type is unset matches none.
+      const type = url.searchParams.get("bookingType");
+      const older = bookings.filter(
+        (b) => b.trueUs < before && (!type || (b.full as { type?: unknown }).type === type),
+      );
       const page = older.slice(0, q("limit", 10));
       const hasMore = older.length > page.length;
       const last = page.at(-1);

@@ -28,6 +28,11 @@ export interface WalkOptions {
    * without it such a walk fails.
    */
   confirmEnd?: ((upTo: string | null) => Promise<EndCheck>) | undefined;
+  /**
+   * The feed's newest page, asked for before anything else in the run (run-sync.ts): the first walk
+   * from the newest booking takes it instead of asking again; undefined once taken.
+   */
+  head?: (() => Promise<FeedPage> | undefined) | undefined;
 }
 
 /** Counters of a whole sync, plus the tie runs the feed could not page through. */
@@ -82,7 +87,8 @@ export async function walkSlice(
     page.catch(() => {}); // awaited below; this only keeps a prefetch that fails early from being "unhandled"
     return { upTo, cursor, page, again };
   };
-  let current = request(progress.upTo);
+  const head = progress.upTo === null ? options.head?.() : undefined;
+  let current = head ? { upTo: null, cursor: undefined, page: head, again: false } : request(progress.upTo);
   for (;;) {
     const page = await current.page;
     countPage(totals, page.attempts);

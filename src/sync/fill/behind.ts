@@ -4,7 +4,7 @@
  * comparison, so the everyday sync still makes one feed request and that one. A typed mirror has no
  * total of its type: it judges by its checkpoint's age, and only an old one is placed in the list.
  */
-import { ApiError, coerceError, isAbortError } from "../../errors.js";
+import { coerceError, isAbortError } from "../../errors.js";
 import { countPage } from "../counters.js";
 import { shift } from "../feed/window.js";
 import { bisect, timeAt } from "../list/positions.js";
@@ -30,8 +30,8 @@ export async function sourceTotal(deps: SyncDeps, counters: RunCounters): Promis
 }
 
 /**
- * How far behind the stream is. A failed read only costs the parallel speed (it says 0), except a
- * refused token, which fails the run as the feed's first page would.
+ * How far behind the stream is. A failed read only costs the parallel speed (it says 0): a list the
+ * source refuses must not stop the walk, which the feed alone can do.
  */
 export async function howFarBehind(
   deps: SyncDeps,
@@ -58,7 +58,6 @@ export async function howFarBehind(
     return { behind: await bisect(-1, total, older) };
   } catch (err) {
     if (isAbortError(err) && deps.signal.aborted) throw err;
-    if (err instanceof ApiError && (err.status === 401 || err.status === 403)) throw err;
     deps.logger.warn(
       { err: coerceError(err) },
       "drift check failed: the source's total could not be read; walking the feed one page at a time (the sync itself is not affected)",

@@ -5,7 +5,7 @@
  * position says they are (the way the repair finds a gap), and any left go to the everyday pass.
  */
 import { ApiError, coerceError, isAbortError } from "../../errors.js";
-import { addCounts, countPage, zeroCounters } from "../counters.js";
+import { countPage, zeroCounters } from "../counters.js";
 import { shift } from "../feed/window.js";
 import { shapeProblem } from "../list/list-checks.js";
 import { saveListPage } from "../list/list-walk.js";

@@ -25,6 +25,8 @@ export interface PlanInput {
   concurrency: number;
   /** Whether the fill reads details for what it fills (list-bookings pages over the same bookings). */
   details: boolean;
+  /** The whole feed is asked for (`backfill`): its details are read however few bookings it holds. */
+  whole?: boolean | undefined;
 }
 
 /** Plans a fill: one slice when the mirror is close behind, else slices bounded by probed times. */
@@ -48,7 +50,7 @@ export async function planFill(
   const slices = slicesBetween(bounds, floor, startedAt);
   const parallel = slices.length > 1;
   // A mirror close behind takes its details from the everyday details pass, as always.
-  const listPages = parallel && input.details ? Math.ceil(behind / pageSize) + 1 : 0;
+  const listPages = (parallel || input.whole) && input.details ? Math.ceil(behind / pageSize) + 1 : 0;
   if (parallel)
     deps.logger.info(
       { behind, slices: slices.length, detailsPages: listPages, floor },

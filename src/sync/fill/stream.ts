@@ -47,7 +47,14 @@ export async function syncStream(
   const floor = checkpoint && !everything ? instantOf(shift(checkpoint, -run.lookbackMs)) : null;
   const behind = run.behind === "everything" ? await sourceTotal(deps, totals) : run.behind;
   const { concurrency, details } = run;
-  const input = { startedAt: run.startedAt.toISOString(), floor, behind, concurrency, details };
+  const input = {
+    startedAt: run.startedAt.toISOString(),
+    floor,
+    behind,
+    concurrency,
+    details,
+    whole: everything,
+  };
   const plan = await planFill(deps, { ...input, pageSize: walk.pageSize }, totals);
   await runFill(deps, walk, run, plan, totals);
 }
