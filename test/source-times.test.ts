@@ -12,6 +12,9 @@ describe("readSourceTime", () => {
     ["2026-01-01T00:30:00+01:00", "2025-12-31T23:30:00.000Z", "2025-12-31T23:30:00.000000000Z"],
     ["2024-02-29T00:00:00Z", "2024-02-29T00:00:00.000Z", "2024-02-29T00:00:00.000000000Z"],
     ["2026-11-20T10:00Z", "2026-11-20T10:00:00.000Z", "2026-11-20T10:00:00.000000000Z"],
+    ["2026-11-20t10:00:00.000z", "2026-11-20T10:00:00.000Z", "2026-11-20T10:00:00.000000000Z"],
+    ["0001-01-01T00:00:00.000Z", "0001-01-01T00:00:00.000Z", "0001-01-01T00:00:00.000000000Z"],
+    ["9999-12-31T23:59:59.999Z", "9999-12-31T23:59:59.999Z", "9999-12-31T23:59:59.999000000Z"],
   ];
   it.each(valid)("reads %s", (text, createdAt, instant) =>
     expect(readSourceTime(text)).toEqual({ createdAt, instant }),
@@ -31,6 +34,11 @@ describe("readSourceTime", () => {
     ["a number", 1_700_000_000_000],
     ["an offset of 25 hours", "2026-11-20T10:00:00+25:00"],
     ["trailing text", "2026-11-20T10:00:00Zjunk"],
+    // In the form toISOString writes, which is read by a shorter path first.
+    ["year 0", "0000-01-01T00:00:00.000Z"],
+    ["29 February of a common year, with milliseconds", "2026-02-29T10:00:00.000Z"],
+    ["hour 24, with milliseconds", "2026-11-20T24:00:00.000Z"],
+    ["a six-digit year", "+02026-11-20T10:00:00Z"],
   ];
   it.each(invalid)("refuses %s", (_name, text) => expect(readSourceTime(text)).toBeNull());
 

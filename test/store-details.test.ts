@@ -135,6 +135,42 @@ describe("save: list pages", () => {
     });
   });
 
+  it("of one _id twice in a page, stores the last copy's packages and items only", () => {
+    details([fullRaw(2)], T1);
+    const one = (id: string) => ({
+      packages: [{ _id: id, items: [{ hsCode: "0901.21", _id: `it-${id}` }] }],
+    });
+    const page = [
+      fullRaw(1),
+      fullRaw(1, { packages: one("pk-a"), updatedAt: at(500) }),
+      fullRaw(2, { packages: one("pk-b"), updatedAt: at(500) }),
+      fullRaw(2, { packages: one("pk-c"), updatedAt: at(600) }),
+    ];
+    expect(details(page, T2)).toEqual({ inserted: 1, updated: 3, unchanged: 0, rejected: 0 });
+    for (const [id, pk] of [
+      ["bk000001", "pk-a"],
+      ["bk000002", "pk-c"],
+    ])
+      expect(children(id as string)).toEqual({
+        packages: [{ position: 0, package_id: pk, actual_weight: null, length: null }],
+        items: [{ p: 0, i: 0, item_id: `it-${pk}`, hs_code: "0901.21", x: null }],
+      });
+  });
+
+  it("stores a page of more children than one statement takes", () => {
+    const items = Array.from({ length: 150 }, (_, i) => ({ _id: `it-${i}`, quantity: i }));
+    const packages = Array.from({ length: 70 }, (_, i) => ({ _id: `pk-${i}`, items: i === 0 ? items : [] }));
+    expect(details([fullRaw(1, { packages: { packages } }), fullRaw(2)], T1).inserted).toBe(2);
+    const count = (table: string) =>
+      (
+        store.db.prepare(`SELECT count(*) AS n FROM ${table} WHERE booking_id = 'bk000001'`).get() as {
+          n: number;
+        }
+      ).n;
+    expect([count("booking_packages"), count("booking_items")]).toEqual([70, 150]);
+    expect(children("bk000002").items).toHaveLength(3);
+  });
+
   it("deletes children with their booking (foreign keys on)", () => {
     details([fullRaw(1)], T1);
     store.db.prepare("DELETE FROM bookings WHERE id = ?").run("bk000001");

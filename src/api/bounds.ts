@@ -111,12 +111,44 @@ function visit(value: unknown, depth: number, walk: Walk): unknown {
 }
 
 /**
+ * The size `visit` would count for `value`, or -1 as soon as a value passes a bound: the same walk
+ * without paths or copies, since almost every record passes none (about twice as fast).
+ */
+function sizeWithin(value: unknown, depth: number): number {
+  if (typeof value === "string") {
+    const bytes = utf8Bytes(value, MAX_VALUE_BYTES);
+    return bytes <= MAX_VALUE_BYTES ? bytes + 2 : -1;
+  }
+  if (!isContainer(value)) return 8;
+  if (depth > MAX_DEPTH) return -1;
+  let size = 0;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const inner = sizeWithin(value[i], depth + 1);
+      if (inner < 0) return -1;
+      size += inner + 1;
+    }
+    return size;
+  }
+  const record = value as Record<string, unknown>;
+  for (const key in record) {
+    if (!Object.hasOwn(record, key)) continue;
+    const inner = sizeWithin(record[key], depth + 1);
+    if (inner < 0) return -1;
+    size += inner + key.length + 4;
+  }
+  return size;
+}
+
+/**
  * The record with every string over `MAX_VALUE_BYTES` and every container deeper than `MAX_DEPTH`
  * replaced by a marker; a record still over `MAX_RECORD_BYTES` becomes its `_id`, `createdAt` and a
  * marker. Returns the record itself, uncopied, when nothing passes a bound.
  */
 export function boundRecord(raw: unknown): Bounded {
   if (!isContainer(raw)) return { value: raw, problems: [] };
+  const size = sizeWithin(raw, 1);
+  if (size >= 0 && (size + 2) * 3 <= MAX_RECORD_BYTES) return { value: raw, problems: [] };
   const walk: Walk = { size: 2, problems: [], unnoted: 0, keys: [] };
   const value = visit(raw, 1, walk);
   if (walk.unnoted > 0) walk.problems.push(`(record): ${walk.unnoted} more values past a bound`);

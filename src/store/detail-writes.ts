@@ -6,6 +6,7 @@ import type Database from "better-sqlite3";
 import type { PageWrite, Progress, Reject, UpsertCounts } from "../sync/ports.js";
 import { type changeRecorder, trackedIn } from "./changes.js";
 import { noCounts } from "./feed-writes.js";
+import { rowInserter, storedRows } from "./page-statements.js";
 import type { PersonalData } from "./personal-data.js";
 import {
   bookingTypeOf,
@@ -81,6 +82,8 @@ export function toDetailRows(page: DetailWrite, personal?: PersonalData): Detail
   };
 }
 
+type Stored = { remote: string | null; json: string | null } & Record<string, unknown>;
+
 /** Prepares the detail statements; the writer runs inside the caller's transaction. */
 export function detailWriter(
   db: Database.Database,
@@ -93,13 +96,9 @@ export function detailWriter(
       detail_synced_at, listed_by_run, first_seen_at, summary_synced_at)
     VALUES (?, ?, ${marks(COLUMNS.length)}, ?, ?, ?, ?, ?, ?)
     ON CONFLICT (id) DO NOTHING`);
-  const select = db.prepare<
-    [string],
-    { remote: string | null; json: string | null } & Record<string, unknown>
-  >(
-    `SELECT remote_updated_at AS remote, detail_json AS json, ${TRACKED.map(([c]) => c).join(", ")}
-      FROM bookings WHERE id = ?`,
-  );
+  const columns = `remote_updated_at AS remote, detail_json AS json, ${TRACKED.map(([c]) => c).join(", ")}`;
+  const storedOf = storedRows<Stored>(db, columns);
+  const select = db.prepare<[string], Stored>(`SELECT ${columns} FROM bookings WHERE id = ?`);
   const update = db.prepare(`
     UPDATE bookings SET ${COLUMNS.map((c) => (c === "created_at" ? `${c} = coalesce(?, ${c})` : `${c} = ?`)).join(", ")},
       booking_type = coalesce(?, booking_type), detail_json = ?, detail_problems = ?, detail_synced_at = ?,
@@ -114,31 +113,31 @@ export function detailWriter(
       OR summary_synced_at > detail_synced_at)`);
   const deletePackages = db.prepare("DELETE FROM booking_packages WHERE booking_id = ?");
   const deleteItems = db.prepare("DELETE FROM booking_items WHERE booking_id = ?");
-  const insertPackage = db.prepare(
-    `INSERT INTO booking_packages (${PACKAGE_COLUMNS.join(", ")}) VALUES (${marks(PACKAGE_COLUMNS.length)})`,
-  );
-  const insertItem = db.prepare(
-    `INSERT INTO booking_items (${ITEM_COLUMNS.join(", ")}) VALUES (${marks(ITEM_COLUMNS.length)})`,
-  );
+  const insertPackages = rowInserter(db, "booking_packages", PACKAGE_COLUMNS);
+  const insertItems = rowInserter(db, "booking_items", ITEM_COLUMNS);
 
-  const insertChildren = (row: DetailRow) => {
-    for (const p of row.packages) insertPackage.run(p);
-    for (const i of row.items) insertItem.run(i);
-  };
-
-  /** Writes one booking; returns which count it adds to. */
-  const upsert = (row: DetailRow, part: DetailRows): "inserted" | "updated" | "unchanged" => {
+  /**
+   * Writes one booking; returns which count it adds to. `stored` is its row as the page found it,
+   * undefined when it was not stored then or when this page already wrote it (a second copy of an
+   * `_id` reads what the first wrote). Children go to `children`, written once the page's rows are.
+   */
+  const upsert = (
+    row: DetailRow,
+    part: DetailRows,
+    found: Stored | undefined,
+    children: Map<string, DetailRow>,
+  ): "inserted" | "updated" | "unchanged" => {
     const { values } = row;
     const { syncedAt, listedBy } = part;
-    if (insert.run(values, syncedAt, listedBy, syncedAt, syncedAt).changes > 0) {
-      insertChildren(row);
+    const id = values[ID] as string;
+    if (found === undefined && insert.run(values, syncedAt, listedBy, syncedAt, syncedAt).changes > 0) {
+      children.set(id, row);
       return "inserted";
     }
-    const id = values[ID] as string;
     const json = values[JSON_TEXT] as string;
     const remote = values[REMOTE_UPDATED_AT];
-    // Present: the insert was refused because this `_id` is stored.
-    const stored = select.get(id) as { remote: string | null; json: string | null } & Record<string, unknown>;
+    // Present: found with the page, or the insert was refused because this `_id` is stored.
+    const stored = found ?? (select.get(id) as Stored);
     // ISO 8601 UTC text compares in time order; a payload without updatedAt cannot be judged stale.
     const stale = stored.remote !== null && remote !== null && stored.remote > (remote as string);
     if (stale || sameRecordJson(stored.json, json)) {
@@ -157,13 +156,22 @@ export function detailWriter(
     recordChanges(id, TRACKED, stored, values, FIRST_COLUMN, syncedAt, values[PROBLEMS] === null);
     deleteItems.run(id);
     deletePackages.run(id);
-    insertChildren(row);
+    // Replaces the children of a copy earlier in this page, not written yet.
+    children.set(id, row);
     return "updated";
   };
 
   return (part) => {
     const counts = noCounts();
-    for (const row of part.rows) counts[upsert(row, part)]++;
+    const stored = storedOf(part.rows.map((r) => r.values[ID] as string));
+    const children = new Map<string, DetailRow>();
+    for (const row of part.rows) {
+      const id = row.values[ID] as string;
+      counts[upsert(row, part, stored.get(id), children)]++;
+      stored.delete(id);
+    }
+    insertPackages([...children.values()].flatMap((r) => r.packages));
+    insertItems([...children.values()].flatMap((r) => r.items));
     state.insertRejects(part.rejects, "list", part.listedBy, part.syncedAt);
     counts.rejected = part.rejects.length;
     if (part.progress) state.writeProgress(part.progress, part.syncedAt);
