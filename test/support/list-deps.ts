@@ -1,6 +1,6 @@
 /**
  * Wiring for the list-bookings passes' tests: the real API client against a harness's simulator,
- * an API wrapper that measures concurrency, and "mirror equals source" checks on full records.
+ * and "mirror equals source" checks on full records.
  */
 import { createHash } from "node:crypto";
 import { expect } from "vitest";
@@ -14,16 +14,21 @@ export interface DepsOptions {
   /** Longest Retry-After honoured, ms; default 50 (tests that prove back-off raise it). */
   maxRetryAfterMs?: number;
   signal?: AbortSignal;
+  /** The client's bound on requests in flight (SYNC_CONCURRENCY in the CLI); default none. */
+  maxInFlight?: number;
+  /** Where the client sends its requests; default the harness's simulator. */
+  baseUrl?: string;
 }
 
 /** The real client (fast backoff) and the harness's store, clock and logger. */
 export function listDeps(h: Harness, o: DepsOptions = {}): SyncDeps<Store> & { api: PartnerApi } {
   const api = createApiClient({
-    baseUrl: h.sim.url,
+    baseUrl: o.baseUrl ?? h.sim.url,
     token: "sim-token",
     minBackoffMs: 1,
     maxBackoffMs: 20,
     maxRetryAfterMs: o.maxRetryAfterMs ?? 50,
+    maxInFlight: o.maxInFlight,
     logger: h.logger,
   });
   return {
@@ -33,26 +38,6 @@ export function listDeps(h: Harness, o: DepsOptions = {}): SyncDeps<Store> & { a
     logger: h.logger,
     signal: o.signal ?? new AbortController().signal,
   };
-}
-
-/** Wraps `listBookings` to record how many calls were in flight at most. */
-export function measured(api: PartnerApi): PartnerApi & { maxInFlight: number; calls: number } {
-  let inFlight = 0;
-  const out = {
-    maxInFlight: 0,
-    calls: 0,
-    fetchRecent: api.fetchRecent.bind(api),
-    async listBookings(...args: Parameters<PartnerApi["listBookings"]>) {
-      out.calls++;
-      out.maxInFlight = Math.max(out.maxInFlight, ++inFlight);
-      try {
-        return await api.listBookings(...args);
-      } finally {
-        inFlight--;
-      }
-    },
-  };
-  return out;
 }
 
 /** The page number of a list-bookings request URL. */
