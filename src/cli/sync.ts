@@ -3,6 +3,7 @@ import type { Command } from "commander";
 import { runSync } from "../sync/run-sync.js";
 import { withApiOptions } from "./options.js";
 import { syncSummary } from "./output.js";
+import { progressView } from "./progress.js";
 import { runAsWriter } from "./writer-command.js";
 
 export function registerSync(program: Command): void {
@@ -22,6 +23,9 @@ export function registerSync(program: Command): void {
 
 function syncAction(flags: Record<string, unknown>): Promise<number> {
   return runAsWriter(flags, async ({ app, config, signal, exit }) => {
+    // Drawn only while a fill runs: an everyday sync reports nothing until its summary line.
+    const view = progressView({ label: "fill", logger: app.logger });
+    signal.addEventListener("abort", () => view.stop(), { once: true });
     const report = await runSync(
       { ...app, signal },
       {
@@ -31,8 +35,9 @@ function syncAction(flags: Record<string, unknown>): Promise<number> {
         details: config.details,
         detailsMaxPages: config.detailsMaxPages,
         concurrency: config.concurrency,
+        onProgress: (e) => view.update(e),
       },
-    );
+    ).finally(() => view.stop());
     process.stdout.write(`${syncSummary(report)}\n`);
     return exit(report, "the next `booking-sync sync` resumes where this one left off");
   });

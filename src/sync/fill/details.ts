@@ -10,7 +10,7 @@ import { shift } from "../feed/window.js";
 import { shapeProblem } from "../list/list-checks.js";
 import { saveListPage } from "../list/list-walk.js";
 import { runPool } from "../pool.js";
-import type { ListPage, RunCounters } from "../ports.js";
+import type { ListPage, Progress, RunCounters } from "../ports.js";
 import type { Filling } from "./fill.js";
 import type { FillDetails } from "./progress.js";
 import { addPage, unreadPages } from "./slices.js";
@@ -30,11 +30,12 @@ export async function readDetailPages(filling: Filling, details: FillDetails): P
       async (page) => {
         const res = await readPage(filling, page, details, counts);
         lastTotal = res?.total ?? lastTotal;
-        await filling.turn(async () => {
-          details.read = addPage(details.read, page);
-          filling.tick();
-          await saveListPage(deps, res ?? { records: [] }, extraOf(filling), counts);
-        });
+        await filling.commit(
+          (next) => {
+            next.details = { ...details, read: addPage(next.details?.read ?? details.read, page) };
+          },
+          (progress) => saveListPage(deps, res ?? { records: [] }, extraOf(filling, progress), counts),
+        );
       },
       deps.signal,
     );
@@ -42,15 +43,20 @@ export async function readDetailPages(filling: Filling, details: FillDetails): P
     if (details.sourcePlatform === undefined)
       await readLeftovers(filling, details.pageSize, lastTotal, counts);
     // Nothing of the details half is left: the stream's progress clears once no slice is left either.
-    filling.state.details = null;
-    await filling.turn(() => saveListPage(deps, { records: [] }, extraOf(filling), counts));
+    await filling.commit(
+      (next) => {
+        next.details = null;
+      },
+      (progress) => saveListPage(deps, { records: [] }, extraOf(filling, progress), counts),
+      false,
+    );
   } finally {
     for (const k of ["pages", "requests", "retries", "rejected", "inserted"] as const) totals[k] += counts[k];
   }
 }
 
-function extraOf(filling: Filling) {
-  return { progress: filling.progress(), bookingType: filling.walk.bookingType };
+function extraOf(filling: Filling, progress: Progress) {
+  return { progress, bookingType: filling.walk.bookingType };
 }
 
 /**
@@ -102,7 +108,12 @@ async function readLeftovers(
       filling.run.concurrency,
       async (page) => {
         const res = await tolerant(filling, () => readPage(filling, page, { pageSize }, counts));
-        if (res) await filling.turn(() => saveListPage(deps, res, extraOf(filling), counts));
+        if (res)
+          await filling.commit(
+            () => {},
+            (progress) => saveListPage(deps, res, extraOf(filling, progress), counts),
+            false,
+          );
       },
       deps.signal,
     );

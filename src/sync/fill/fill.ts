@@ -29,19 +29,24 @@ export interface FillEvent {
   etaSec: number | null;
 }
 
-/** The fill's shared state and its one save queue. */
+/** The fill's shared state and its one way to save. */
 export interface Filling {
   deps: SyncDeps;
   walk: WalkOptions;
   run: FillRun;
+  /** The state as saved: it never holds a change whose rows are not stored. */
   state: FillProgress;
   totals: WalkTotals;
-  /** Runs saves one at a time, in the order asked. */
-  turn: ReturnType<typeof inTurn>;
-  /** The stream's progress as of now: the state, or null once nothing is left. */
-  progress(): Progress;
-  /** Counts a saved page toward the rate and the ETA, and tells `onProgress`. */
-  tick(): void;
+  /**
+   * Saves a page, in turn with every other: `change` makes the state after it (a copy), `write`
+   * stores the page with that state as the stream's progress, and only once it is stored does the
+   * state become it. A page whose save fails leaves the state as it was, for every later page too.
+   */
+  commit(
+    change: (next: FillProgress) => void,
+    write: (progress: Progress, next: FillProgress) => Promise<void>,
+    page?: boolean,
+  ): Promise<void>;
 }
 
 /** Runs (or resumes) the fill `state` to its end. Throws when a page cannot be read; what was saved stays. */
@@ -57,13 +62,16 @@ export async function runFill(
   const persist =
     (ceiling: string | null): PersistPage =>
     (page, progress, done) =>
-      filling.turn(async () => {
-        settle(state, ceiling, progress, done);
-        filling.tick();
+      filling.commit(
+        (next) => settle(next, ceiling, progress, done),
         // The last slice's page earns the checkpoint: every booking above the floor is then stored.
-        const checkpoint = state.slices.length === 0 ? checkpointOf(state) : undefined;
-        await save(page, { ...filling.progress(), checkpoint }, progress.upTo);
-      });
+        (stream, next) =>
+          save(
+            page,
+            { ...stream, checkpoint: next.slices.length === 0 ? checkpointOf(next) : undefined },
+            progress.upTo,
+          ),
+      );
   const slices = [...state.slices];
   await runPool(
     slices.values(),
@@ -82,40 +90,52 @@ function fillingOf(
   state: FillProgress,
   totals: WalkTotals,
 ): Filling {
+  const turn = inTurn();
   const startedMs = deps.clock.now().getTime();
   const pagesBefore = state.pages;
   const bookingsBefore = saved(totals);
+  const rate = () => {
+    const now = deps.clock.now().getTime();
+    const elapsedSec = Math.max(0.001, (now - startedMs) / 1000);
+    const perSec = (state.pages - pagesBefore) / elapsedSec;
+    const etaSec = perSec > 0 ? Math.max(0, state.plannedPages - state.pages) / perSec : null;
+    return { now, elapsedSec, etaSec };
+  };
+  const tell = () => {
+    // An everyday walk (one slice, no details) is over before a bar would help.
+    if (state.sliceCount <= 1 && state.details === null) return;
+    const { elapsedSec, etaSec } = rate();
+    const bookings = saved(totals) - bookingsBefore;
+    run.onProgress?.({
+      pages: state.pages,
+      totalPages: Math.max(state.plannedPages, state.pages),
+      bookings,
+      ratePerSec: bookings / elapsedSec,
+      etaSec,
+    });
+  };
   return {
     deps,
     walk,
     run,
     state,
     totals,
-    turn: inTurn(),
-    progress() {
-      const done = state.slices.length === 0 && state.details === null;
-      return {
-        stream: walk.stream,
-        value: done ? null : { ...state, savedAt: deps.clock.now().toISOString() },
-      };
-    },
-    tick() {
-      state.pages++;
-      const now = deps.clock.now().getTime();
-      const elapsedSec = Math.max(0.001, (now - startedMs) / 1000);
-      const perSec = (state.pages - pagesBefore) / elapsedSec;
-      const left = Math.max(0, state.plannedPages - state.pages);
-      const etaSec = perSec > 0 ? left / perSec : null;
-      state.etaAt = etaSec === null ? null : new Date(now + etaSec * 1000).toISOString();
-      const bookings = saved(totals) - bookingsBefore;
-      run.onProgress?.({
-        pages: state.pages,
-        totalPages: Math.max(state.plannedPages, state.pages),
-        bookings,
-        ratePerSec: bookings / elapsedSec,
-        etaSec,
-      });
-    },
+    commit: (change, write, page = true) =>
+      turn(async () => {
+        const { now, etaSec } = rate();
+        const next: FillProgress = {
+          ...state,
+          slices: [...state.slices],
+          pages: state.pages + (page ? 1 : 0),
+        };
+        next.etaAt = etaSec === null ? null : new Date(now + etaSec * 1000).toISOString();
+        next.savedAt = new Date(now).toISOString();
+        change(next);
+        const done = next.slices.length === 0 && next.details === null;
+        await write({ stream: walk.stream, value: done ? null : next }, next);
+        Object.assign(state, next);
+        tell();
+      }),
   };
 }
 
