@@ -72,7 +72,7 @@ describe("CLI feedback: refusals say what to check", () => {
     h = await harness({ bookings: 300 });
     const r = await runCli(["backfill", "--concurrency", "1"], h.env({ BOOKING_API_TOKEN: SECRET }));
     expect(r.code).toBe(1);
-    expect(r.stdout).toMatch(/^backfill FAILED backfill: 0 new, .* · 0 pages, 1 request · /);
+    expect(r.stdout).toMatch(/^backfill FAILED feed: 0 new, .* · 0 pages, 1 request · /);
     expect(r.stdout + r.stderr).not.toMatch(/run it again|resume/);
     expect(r.stderr).toContain("Try: check BOOKING_API_TOKEN or BOOKING_API_TOKEN_FILE");
     expect(r.stderr).toContain("the partner API refused the token");

@@ -71,15 +71,15 @@ function rejectCount(db: string): number {
 }
 
 /**
- * A backfill, then two syncs: the first of them stores the summaries of the bookings the feed served
- * malformed the first time, as the source serves them now; the second re-reads.
+ * A backfill, then two syncs: the backfill re-reads the feed too, so it stores the summaries of the
+ * bookings the feed served malformed the first time, as the source serves them now; the syncs re-read.
  */
 async function again(env: NodeJS.ProcessEnv) {
   const backfill = await runCli(["backfill"], env);
   expect(backfill.code, backfill.stderr).toBe(0);
   const first = await runCli(["sync"], env);
   expect(first.code, first.stderr).toBe(0);
-  expect(first.stdout).toMatch(/: 0 new, [1-3] updated/);
+  expect(first.stdout).toMatch(/: 0 new, 0 updated/);
   const sync = await runCli(["sync"], env);
   expect(sync.code, sync.stderr).toBe(0);
   return { backfill, sync };
@@ -157,8 +157,9 @@ describe("SYNC_PERSONAL_DATA through the CLI", () => {
       await mirror(env);
       const before = snapshot(db);
       const { backfill, sync } = await again(env);
-      // Re-read records serialise to the same text: nothing counts as changed, nothing is rewritten.
-      expect(backfill.stdout).toMatch(/: 0 new, 0 updated/);
+      // Re-read records serialise to the same text: nothing counts as changed, nothing is rewritten,
+      // but the summaries the feed served malformed the first time, which the backfill re-reads.
+      expect(backfill.stdout).toMatch(/: 0 new, [1-3] updated/);
       expect(sync.stdout).toMatch(/: 0 new, 0 updated/);
       const after = snapshot(db);
       // Only the summaries served malformed the first time differ.
@@ -286,9 +287,10 @@ describe("SYNC_PERSONAL_DATA through the CLI", () => {
       // A second run finds nothing left to do: hashes are not hashed again.
       const twice = await runCli(["rewrite-personal-data"], hashed);
       expect(twice.stdout).toContain(`0 of ${BOOKINGS} bookings rewritten, 0 rejected records`);
-      // What it wrote is what hash stores from the source: re-read, nothing counts as changed.
+      // What it wrote is what hash stores from the source: re-read, nothing counts as changed but the
+      // summaries the feed served malformed the first time.
       const { backfill } = await again(hashed);
-      expect(backfill.stdout).toMatch(/: 0 new, 0 updated/);
+      expect(backfill.stdout).toMatch(/: 0 new, [1-3] updated/);
 
       const dropped = await runCli(["rewrite-personal-data", "--personal-data", "drop"], env);
       expect(dropped.code, dropped.stderr).toBe(0);

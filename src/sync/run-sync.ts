@@ -68,8 +68,9 @@ export async function runSync(deps: SyncDeps, options: SyncOptions): Promise<Syn
   } as const;
   const end = await recordRun(deps, spec, async (runId, startedAt) => {
     const lookbackMs = options.lookbackSeconds * 1000;
-    // The feed's newest page goes first: every walk reads it, and the source is judged by it.
-    const head = takeOnce(deps, options);
+    // The feed's newest page goes first: every walk reads it, and the source is judged by it. A run
+    // whose first page cannot be read fails as any walk would, before it asks for anything else.
+    const head = await takeOnce(deps, options);
     const where = { bookingType: options.bookingType, checkpoint: checkpointBefore, lookbackMs };
     const known = await howFarBehind(deps, where, totals);
     const run = {
@@ -95,13 +96,11 @@ export async function runSync(deps: SyncDeps, options: SyncOptions): Promise<Syn
   return report;
 }
 
-/** Asks for the feed's newest page now; the first walk from the top takes it, once. */
-function takeOnce(deps: SyncDeps, options: SyncOptions): () => Promise<FeedPage> | undefined {
-  let page: Promise<FeedPage> | undefined = deps.api.fetchRecent(
-    { limit: options.pageSize, bookingType: options.bookingType },
-    deps.signal,
+/** Reads the feed's newest page; the first walk from the top takes it, once. */
+async function takeOnce(deps: SyncDeps, options: SyncOptions): Promise<() => Promise<FeedPage> | undefined> {
+  let page: Promise<FeedPage> | undefined = Promise.resolve(
+    await deps.api.fetchRecent({ limit: options.pageSize, bookingType: options.bookingType }, deps.signal),
   );
-  page.catch(() => {}); // awaited by the walk that takes it; a run that fails before then only drops it
   return () => {
     const taken = page;
     page = undefined;
