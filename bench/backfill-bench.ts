@@ -51,7 +51,7 @@ async function runOne(url: string, concurrency: number): Promise<void> {
   try {
     const report = await runBackfill(
       {
-        api: createApiClient({ baseUrl: url, token: TOKEN }),
+        api: createApiClient({ baseUrl: url, token: TOKEN, maxInFlight: concurrency }),
         store,
         clock: systemClock,
         logger: createLogger({ level: "warn" }),
