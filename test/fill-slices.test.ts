@@ -108,11 +108,12 @@ describe("slicesBetween", () => {
       ],
     ],
     [
-      "a bound above the one before it adds no slice",
+      "a bound out of order (a probe the source misdated) still bounds a slice, in its place",
       [t(20), t(40), t(10)],
       null,
       [
-        [t(20), null],
+        [t(40), null],
+        [t(20), t(40)],
         [t(10), t(20)],
         [null, t(10)],
       ],

@@ -94,7 +94,12 @@ export function withFill<S extends HealthStatus>(
   fill: FillStatus | null,
 ): S & { fill: FillStatus | null } {
   if (fill === null) return { ...status, fill: null };
-  return { ...status, ready: false, reason: `filling: ${fillText(fill)}; ${status.reason}`, fill };
+  const filling = `filling: ${fillText(fill)}`;
+  // A standby says first that it waits for the lease: the fill it shows is its holder's.
+  const reason = status.reason.startsWith("waiting for the writer lease")
+    ? `${status.reason}; the holder is ${filling}`
+    : `${filling}; ${status.reason}`;
+  return { ...status, ready: false, reason, fill };
 }
 
 /**

@@ -23,7 +23,6 @@ export interface SyncOptions {
   pageSize: number;
   /** Margin re-read below the checkpoint, seconds. */
   lookbackSeconds: number;
-  onPage?: WalkOptions["onPage"];
   /** After the walk, fill in details through list-bookings (details.ts); default false. */
   details?: boolean | undefined;
   /** list-bookings pages the details pass may read; default 50. */
@@ -70,8 +69,8 @@ export async function runSync(deps: SyncDeps, options: SyncOptions): Promise<Syn
     const lookbackMs = options.lookbackSeconds * 1000;
     // The feed's newest page goes first: every walk reads it, and the source is judged by it. A run
     // whose first page cannot be read fails as any walk would, before it asks for anything else.
-    const head = await takeOnce(deps, options);
-    const where = { bookingType: options.bookingType, checkpoint: checkpointBefore, lookbackMs };
+    const { head, newest } = await takeOnce(deps, options);
+    const where = { bookingType: options.bookingType, checkpoint: checkpointBefore, lookbackMs, newest };
     const known = await howFarBehind(deps, where, totals);
     const run = {
       concurrency: options.concurrency ?? 1,
@@ -97,21 +96,29 @@ export async function runSync(deps: SyncDeps, options: SyncOptions): Promise<Syn
 }
 
 /** Reads the feed's newest page; the first walk from the top takes it, once. */
-async function takeOnce(deps: SyncDeps, options: SyncOptions): Promise<() => Promise<FeedPage> | undefined> {
-  let page: Promise<FeedPage> | undefined = Promise.resolve(
-    await deps.api.fetchRecent({ limit: options.pageSize, bookingType: options.bookingType }, deps.signal),
+async function takeOnce(
+  deps: SyncDeps,
+  options: SyncOptions,
+): Promise<{ head: () => Promise<FeedPage> | undefined; newest: FeedPage }> {
+  const newest = await deps.api.fetchRecent(
+    { limit: options.pageSize, bookingType: options.bookingType },
+    deps.signal,
   );
-  return () => {
-    const taken = page;
-    page = undefined;
-    return taken;
+  let page: Promise<FeedPage> | undefined = Promise.resolve(newest);
+  return {
+    newest,
+    head: () => {
+      const taken = page;
+      page = undefined;
+      return taken;
+    },
   };
 }
 
 /** The walk's options: the stream, and tie runs read through list-bookings (list/ties.ts). */
 export function walkOptions(
   deps: SyncDeps,
-  options: Pick<SyncOptions, "pageSize" | "bookingType" | "onPage" | "tieMaxPages">,
+  options: Pick<SyncOptions, "pageSize" | "bookingType" | "tieMaxPages">,
   stream: string,
   totals: WalkTotals,
 ): WalkOptions {
@@ -120,7 +127,6 @@ export function walkOptions(
     stream,
     bookingType,
     pageSize,
-    onPage: options.onPage,
     readTie: ({ from, to, known }: TieWindow) =>
       readTieRun(deps, { from, to }, { pageSize, bookingType, maxPages: options.tieMaxPages, known }, totals),
     confirmEnd: (upTo) => confirmFeedEnd(deps, upTo, { pageSize, bookingType }, totals),

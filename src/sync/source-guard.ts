@@ -9,7 +9,7 @@
  * evidence, its feed checkpoint standing in for the remembered bookings, before anything is remembered.
  */
 import { ApiError, coerceError, findCause } from "../errors.js";
-import { FEED_STREAMS } from "./backfill/backfill.js";
+import { FEED_STREAMS } from "./feed/walk.js";
 import { cursorFor } from "./feed/window.js";
 import type { Checked, Clock, Logger, PartnerApi, SyncStore } from "./ports.js";
 import {

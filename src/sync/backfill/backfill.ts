@@ -5,17 +5,16 @@
  * A filtered one reads one source platform's list pages only and leaves the feed checkpoints alone.
  */
 import { runLogFields } from "../counters.js";
-import { emptyTotals, streamName, type WalkTotals } from "../feed/walk.js";
+import { emptyTotals, FEED_STREAMS, streamName, type WalkTotals } from "../feed/walk.js";
 import { sourceTotal } from "../fill/behind.js";
 import { type FillEvent, runFill } from "../fill/fill.js";
-import type { FillProgress } from "../fill/progress.js";
+import { type FillProgress, isFill, resumableProgress } from "../fill/progress.js";
 import { syncStream } from "../fill/stream.js";
 import type { BookingType, SyncDeps } from "../ports.js";
 import { type RunEnd, recordRun } from "../run.js";
 import { walkOptions } from "../run-sync.js";
 
-/** Feed streams whose checkpoints an unfiltered backfill sets. */
-export const FEED_STREAMS = ["feed", "feed:IN", "feed:LC"] as const;
+export { FEED_STREAMS } from "../feed/walk.js";
 
 export interface BackfillOptions {
   /** Only bookings of this source platform; default all (and only then are feed checkpoints set). */
@@ -67,8 +66,10 @@ export async function runBackfill(deps: SyncDeps, options: BackfillOptions = {})
   } as const;
   const end = await recordRun(deps, spec, async (runId, startedAt) => {
     if (filtered) {
-      const saved = (await store.readStream(stream)).walk as FillProgress | null;
-      const state = saved ?? (await platformFill(deps, sourcePlatform, pageSize, startedAt, totals));
+      const saved = resumableProgress((await store.readStream(stream)).walk);
+      const state = isFill(saved)
+        ? saved
+        : await platformFill(deps, sourcePlatform, pageSize, startedAt, totals);
       await runFill(deps, walk, run, state, totals);
       return;
     }

@@ -19,8 +19,6 @@ export interface WalkOptions {
   bookingType?: BookingType | undefined;
   /** Bookings per request, 1–100. */
   pageSize: number;
-  /** Called after each page is read (for progress bars and tests). */
-  onPage?: (event: { stream: string; pages: number; records: number; upTo: string | null }) => void;
   /** Reads a tie run the feed cannot page through (ties.ts); without it the run is only reported. */
   readTie?: ((window: TieWindow) => Promise<TieRead>) | undefined;
   /**
@@ -48,6 +46,9 @@ export interface WalkTotals extends RunCounters {
 export function emptyTotals(): WalkTotals {
   return { ...zeroCounters(), tieOverflows: [], tiesRead: [], warnings: [] };
 }
+
+/** Every feed stream: the whole feed and each booking type's. */
+export const FEED_STREAMS = ["feed", "feed:IN", "feed:LC"] as const;
 
 /** The stream's name for a booking-type scope. */
 export function streamName(bookingType: BookingType | undefined): string {
@@ -92,7 +93,12 @@ export async function walkSlice(
   for (;;) {
     const page = await current.page;
     countPage(totals, page.attempts);
-    const step = advance(progress, current, page, options, logger);
+    const judged = advance(progress, current, page, options, logger);
+    // A slice's ceiling is a probed booking's time: an empty answer there is no end the feed can vouch for.
+    const step =
+      judged === "done" && page.records.length === 0 && start.ceiling && current.upTo === start.ceiling
+        ? { unconfirmed: "the feed served nothing at a slice's ceiling", upTo: current.upTo }
+        : judged;
     if (step === "again") {
       current = request(current.upTo, true);
       continue;
@@ -117,12 +123,7 @@ export async function walkSlice(
       if (below) progress.anchor = { at: below.at, ids: [below.id] };
     }
     await persist(page, { ...progress }, done);
-    options.onPage?.({
-      stream: options.stream,
-      pages: progress.pages,
-      records: page.records.length,
-      upTo: progress.upTo,
-    });
+
     if (done) return;
   }
 }

@@ -6,9 +6,9 @@
  */
 import { coerceError, isAbortError } from "../../errors.js";
 import { countPage } from "../counters.js";
-import { shift } from "../feed/window.js";
+import { instantOf, shift } from "../feed/window.js";
 import { bisect, timeAt } from "../list/positions.js";
-import type { BookingType, RunCounters, SyncDeps } from "../ports.js";
+import type { BookingType, FeedPage, RunCounters, SyncDeps } from "../ports.js";
 
 /** A typed mirror whose checkpoint is older than this is placed in the list to see how far behind it is. */
 export const TYPED_FILL_AGE_MS = 60 * 60 * 1000;
@@ -35,7 +35,12 @@ export async function sourceTotal(deps: SyncDeps, counters: RunCounters): Promis
  */
 export async function howFarBehind(
   deps: SyncDeps,
-  stream: { bookingType: BookingType | undefined; checkpoint: string | null; lookbackMs: number },
+  stream: {
+    bookingType: BookingType | undefined;
+    checkpoint: string | null;
+    lookbackMs: number;
+    newest?: FeedPage | undefined;
+  },
   counters: RunCounters,
 ): Promise<Behind> {
   try {
@@ -44,7 +49,10 @@ export async function howFarBehind(
       const local = await deps.store.countBookings({ excludeMissing: true });
       return { behind: page.total - local, sourceTotal: { total: page.total, attempts: page.attempts } };
     }
-    const { checkpoint } = stream;
+    const { checkpoint, newest } = stream;
+    // The feed's newest page already reaches the checkpoint: less than a page is new.
+    if (checkpoint !== null && newest?.records.some((r) => r.ok && r.at <= instantOf(checkpoint)))
+      return { behind: 0 };
     if (checkpoint !== null && deps.clock.now().getTime() - Date.parse(checkpoint) < TYPED_FILL_AGE_MS)
       return { behind: 0 };
     const total = await sourceTotal(deps, counters);
@@ -60,7 +68,9 @@ export async function howFarBehind(
     if (isAbortError(err) && deps.signal.aborted) throw err;
     deps.logger.warn(
       { err: coerceError(err) },
-      "drift check failed: the source's total could not be read; walking the feed one page at a time (the sync itself is not affected)",
+      stream.bookingType === undefined
+        ? "drift check failed: the source's total could not be read; walking the feed one page at a time (the sync itself is not affected)"
+        : "the source's total could not be read to place this typed mirror; walking the feed one page at a time",
     );
     return { behind: 0, unread: true };
   }

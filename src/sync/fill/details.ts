@@ -6,12 +6,12 @@
  */
 import { ApiError, coerceError, isAbortError } from "../../errors.js";
 import { countPage, zeroCounters } from "../counters.js";
-import { shift } from "../feed/window.js";
+import { millisOf, shift } from "../feed/window.js";
 import { shapeProblem } from "../list/list-checks.js";
 import { saveListPage } from "../list/list-walk.js";
 import { runPool } from "../pool.js";
 import type { ListPage, Progress, RunCounters } from "../ports.js";
-import type { Filling } from "./fill.js";
+import type { Filling } from "./filling.js";
 import type { FillDetails } from "./progress.js";
 import { addPage, unreadPages } from "./slices.js";
 
@@ -23,12 +23,23 @@ export async function readDetailPages(filling: Filling, details: FillDetails): P
   const { deps, run, totals } = filling;
   const counts = zeroCounters();
   let lastTotal: number | null = null;
+  // The mirror now holds every booking above the floor: so many, not the total read before, is what
+  // the pages must cover (a typed mirror counts one type of the list's two: it keeps the plan).
+  const held =
+    filling.walk.bookingType === undefined && details.sourcePlatform === undefined
+      ? await deps.store.countAccounted(filling.state.floor === null ? null : millisOf(filling.state.floor))
+      : Number.POSITIVE_INFINITY;
+  const pages = Math.min(details.pages, Math.ceil(held / details.pageSize) + 1);
   try {
     await runPool(
-      unreadPages(details.read, details.pages),
+      unreadPages(details.read, pages),
       run.concurrency,
       async (page) => {
-        const res = await readPage(filling, page, details, counts);
+        // Never a page past the list's end, once an answer has said where it is.
+        const past = lastTotal !== null && page > Math.max(1, Math.ceil(lastTotal / details.pageSize));
+        const res = past
+          ? undefined
+          : await tolerant(filling, () => readPage(filling, page, details, counts));
         lastTotal = res?.total ?? lastTotal;
         await filling.commit(
           (next) => {
@@ -39,8 +50,8 @@ export async function readDetailPages(filling: Filling, details: FillDetails): P
       },
       deps.signal,
     );
-    // The list of one platform cannot place a booking by the mirror's count.
-    if (details.sourcePlatform === undefined)
+    // The list of one platform, or a mirror of one type, cannot place a booking by the mirror's count.
+    if (details.sourcePlatform === undefined && filling.walk.bookingType === undefined)
       await readLeftovers(filling, details.pageSize, lastTotal, counts);
     // Nothing of the details half is left: the stream's progress clears once no slice is left either.
     await filling.commit(
@@ -50,6 +61,18 @@ export async function readDetailPages(filling: Filling, details: FillDetails): P
       (progress) => saveListPage(deps, { records: [] }, extraOf(filling, progress), counts),
       false,
     );
+  } catch (err) {
+    // A details half that cannot be read must not keep the next run from the feed: the everyday
+    // details pass reads what is left.
+    if (err instanceof ApiError && !isAbortError(err))
+      await filling.commit(
+        (next) => {
+          next.details = null;
+        },
+        (progress) => saveListPage(deps, { records: [] }, extraOf(filling, progress), counts),
+        false,
+      );
+    throw err;
   } finally {
     for (const k of ["pages", "requests", "retries", "rejected", "inserted"] as const) totals[k] += counts[k];
   }

@@ -4,6 +4,7 @@
  * killed fill resumes its unfinished slices and unread pages; `status`, `/readyz` and the status page
  * read it to show how far a fill has got and when it should end.
  */
+import { z } from "zod";
 import type { Anchor } from "../feed/window.js";
 
 /** Pages of list-bookings read for details, as inclusive runs `[from, to]`. */
@@ -77,4 +78,51 @@ export interface WalkProgress {
   top: string | null;
   /** Pages read so far by this walk, across resumes. */
   pages: number;
+}
+
+const instant = z.string().min(1);
+const anchor = z.object({ at: instant, ids: z.array(z.string()) }).nullable();
+const slice = z.object({
+  startedAt: instant,
+  ceiling: instant.nullable().optional(),
+  floor: instant.nullable(),
+  upTo: instant.nullable().optional(),
+  anchor: anchor.optional(),
+  fallback: anchor.optional(),
+  top: instant.nullable(),
+  pages: z.number().int().nonnegative(),
+});
+const fillShape = z.object({
+  kind: z.literal("fill"),
+  startedAt: instant,
+  floor: instant.nullable(),
+  top: instant.nullable(),
+  sliceCount: z.number().int().nonnegative(),
+  slices: z.array(slice),
+  details: z
+    .object({
+      pageSize: z.number().int().min(1).max(100),
+      pages: z.number().int().nonnegative(),
+      read: z.array(z.tuple([z.number().int(), z.number().int()])),
+      sourcePlatform: z.string().optional(),
+    })
+    .nullable(),
+  pages: z.number().int().nonnegative(),
+  plannedPages: z.number().int().nonnegative(),
+  etaAt: instant.nullable(),
+  savedAt: instant,
+});
+
+/**
+ * A saved progress as a walk can resume it: a fill of this version, a single walk of an earlier one
+ * (its own form), or null for anything else (edited by hand, another version's): the checkpoint has
+ * not moved, so starting over loses nothing. Two slices with one ceiling would share one position.
+ */
+export function resumableProgress(saved: unknown): FillProgress | WalkProgress | null {
+  if (saved === null || typeof saved !== "object") return null;
+  if (!("kind" in saved)) return slice.safeParse(saved).success ? (saved as WalkProgress) : null;
+  const parsed = fillShape.safeParse(saved);
+  if (!parsed.success) return null;
+  const ceilings = new Set(parsed.data.slices.map((s) => s.ceiling ?? null));
+  return ceilings.size === parsed.data.slices.length ? (saved as FillProgress) : null;
 }

@@ -41,11 +41,9 @@ export function slicesBetween(
   floor: string | null,
   startedAt: string,
 ): WalkProgress[] {
-  const kept: string[] = [];
-  for (const b of bounds) {
-    const last = kept.at(-1);
-    if (b !== null && (last === undefined || b < last) && (floor === null || b > floor)) kept.push(b);
-  }
+  // Any distinct instants partition the range; one out of order costs its own slice's balance only.
+  const valid = bounds.filter((b): b is string => b !== null && (floor === null || b > floor));
+  const kept = [...new Set(valid)].sort((a, b) => (a < b ? 1 : a > b ? -1 : 0));
   const ceilings = [null, ...kept];
   return ceilings.map((ceiling, i) => ({
     startedAt,

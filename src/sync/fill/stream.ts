@@ -9,7 +9,7 @@ import type { SyncDeps, WalkProgress } from "../ports.js";
 import { sourceTotal } from "./behind.js";
 import { type FillRun, runFill } from "./fill.js";
 import { planFill } from "./plan.js";
-import { type FillProgress, isFill } from "./progress.js";
+import { type FillProgress, isFill, resumableProgress } from "./progress.js";
 
 export interface StreamRun extends FillRun {
   /** Margin re-read below the checkpoint, ms. */
@@ -33,7 +33,13 @@ export async function syncStream(
   totals: WalkTotals,
 ): Promise<void> {
   const { store, logger } = deps;
-  const saved = (await store.readStream(walk.stream)).walk;
+  const raw = (await store.readStream(walk.stream)).walk;
+  const saved = resumableProgress(raw);
+  if (raw !== null && saved === null)
+    logger.warn(
+      { stream: walk.stream },
+      "the saved walk cannot be resumed (edited by hand, or written by another version): starting over from the checkpoint",
+    );
   if (saved) {
     const state = resumable(saved);
     const left = { stream: walk.stream, slices: state.slices.length, pages: state.pages };
