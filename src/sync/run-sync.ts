@@ -7,6 +7,7 @@ import { runLogFields, zeroCounters } from "./counters.js";
 import { emptyTotals, streamName, type WalkOptions, type WalkTotals } from "./feed/walk.js";
 import { type Behind, howFarBehind } from "./fill/behind.js";
 import type { FillEvent } from "./fill/fill.js";
+import { sliceCount } from "./fill/slices.js";
 import { syncStream } from "./fill/stream.js";
 import { type DetailsReport, emptyDetailsReport, fillDetails } from "./list/details.js";
 import { checkDrift, type Drift } from "./list/drift.js";
@@ -163,7 +164,9 @@ async function afterWalk(
   // list-bookings cannot filter by booking type, so a typed stream has nothing to compare with.
   if (options.bookingType !== undefined || known.unread) return out;
   try {
-    out.drift = await checkDrift(deps, runId, known.sourceTotal);
+    // A total read before a fill of many minutes is stale by its end: the check reads it again.
+    const parallel = sliceCount(known.behind, options.pageSize, options.concurrency ?? 1) > 1;
+    out.drift = await checkDrift(deps, runId, parallel ? undefined : known.sourceTotal);
     totals.requests += out.drift.attempts;
     totals.retries += out.drift.attempts - 1;
   } catch (err) {
