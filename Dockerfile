@@ -55,5 +55,7 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.HTTP_PORT||8080)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 # The launcher's memory flags (src/cli.ts's first line): a small young generation and an old one
 # held near what it needs, for a sidecar's footprint; what they cost and save is in docs/performance.md.
+# glibc: buffers over 128 KiB (response bodies) mapped and unmapped, never left in its heap.
+ENV MALLOC_MMAP_THRESHOLD_=131072
 ENTRYPOINT ["node", "--max-semi-space-size=4", "--heap-growing-percent=30", "dist/cli.js"]
 CMD ["run"]

@@ -1,13 +1,17 @@
 /**
  * Benchmark: what the sidecar holds once idle. Starts the simulator and `booking-sync run` (the
- * built CLI, or `--cli` another build) with a fresh database, waits for its first sync to finish,
- * lets it idle, and prints its resident memory then and its peak.
+ * built CLI, or `--cli` another build, as its `#!` line starts it) with a fresh database, waits for its first sync to finish,
+ * lets it idle, sampling its resident memory, and prints it after the sync, at the end of the idle
+ * time, the samples' median and range, and the peak. `--runs` repeats it all on fresh databases and
+ * prints the median of the runs: one idle RSS moves by a few MB with when V8 last collected.
  *
- *   npm run bench:idle -- [--bookings 20000] [--idle-s 60] [--node-options=--max-semi-space-size=4]
+ *   npm run bench:idle -- [--bookings 20000] [--idle-s 60] [--sample-s 5] [--runs 1]
+ *   npm run bench:idle -- --hour                     # idle an hour, a sample a minute, each printed
+ *   npm run bench:idle -- --node-options=--max-semi-space-size=4
  *
  * Prints the figures; asserts nothing (targets in docs/performance.md).
  */
-import { spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -26,28 +30,53 @@ function memoryOf(pid: number): { rssMb: number; peakMb: number } {
   return { rssMb: kb("VmRSS") / 1024, peakMb: kb("VmHWM") / 1024 };
 }
 
-/** The node flags a CLI's `#!/usr/bin/env -S node ...` line starts it with. */
-function launcherFlags(cli: string): string {
+/**
+ * What a CLI's `#!/usr/bin/env -S [NAME=value ...] node [flags]` line starts it with: the variables
+ * set before `node`, and its flags.
+ */
+function launcher(cli: string): { env: Record<string, string>; flags: string } {
   const first = readFileSync(cli, "utf8").split("\n", 1)[0] ?? "";
-  return /^#!.*\bnode\b(.*)$/.exec(first)?.[1]?.trim() ?? "";
+  const [, before = "", flags = ""] = /^#!.*?-S\s+(.*?)\bnode\b(.*)$/.exec(first) ?? [];
+  const env = Object.fromEntries(
+    before
+      .split(/\s+/)
+      .filter((word) => word.includes("="))
+      .map((word) => [word.slice(0, word.indexOf("=")), word.slice(word.indexOf("=") + 1)]),
+  );
+  return { env, flags: flags.trim() };
 }
 
-async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: {
-      bookings: { type: "string", default: "20000" },
-      "idle-s": { type: "string", default: "60" },
-      "node-options": { type: "string" },
-      cli: { type: "string", default: BUILT_CLI },
-    },
-  });
-  const { url, child: simulator } = await startSimulatorProcess(Number(values.bookings), 0);
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
+const mb = (x: number) => x.toFixed(0);
+
+interface Options {
+  url: string;
+  cli: string;
+  nodeArgs: string[];
+  /** Variables the launcher line sets; the bench's own environment wins over them. */
+  launcherEnv: Record<string, string>;
+  idleS: number;
+  sampleS: number;
+  /** Print each sample as it is taken (the hour-long trend). */
+  printSamples: boolean;
+}
+
+interface Run {
+  syncS: number;
+  afterSync: number;
+  idle: number;
+  samples: number[];
+  peak: number;
+}
+
+/** One daemon on a fresh database: its first sync, then `idleS` of idling, sampled. */
+async function runOnce(o: Options): Promise<Run> {
   const dir = mkdtempSync(join(tmpdir(), "booking-sync-idle-"));
-  const nodeArgs = (values["node-options"] ?? launcherFlags(values.cli)).split(" ").filter(Boolean);
-  const daemon = spawn(process.execPath, [...nodeArgs, values.cli, "run"], {
+  const daemon = spawn(process.execPath, [...o.nodeArgs, o.cli, "run"], {
     env: {
+      ...o.launcherEnv,
       ...process.env,
-      BOOKING_API_BASE_URL: url,
+      BOOKING_API_BASE_URL: o.url,
       BOOKING_API_TOKEN: "sim-token",
       BOOKING_DB_PATH: join(dir, "bookings.db"),
       HTTP_PORT: "0",
@@ -57,27 +86,81 @@ async function main(): Promise<void> {
     stdio: ["ignore", "ignore", "pipe"],
   });
   try {
-    let log = "";
-    daemon.stderr.on("data", (d) => (log += d));
     const started = performance.now();
-    while (!/"msg":"sync finished"/.test(log)) {
-      if (daemon.exitCode !== null) throw new Error(`the daemon exited: ${log.slice(-2000)}`);
-      await sleep(100);
+    await firstSync(daemon);
+    const syncS = (performance.now() - started) / 1000;
+    const pid = daemon.pid as number;
+    const afterSync = memoryOf(pid).rssMb;
+    const samples: number[] = [];
+    for (let t = 0; t < o.idleS; ) {
+      const step = Math.min(o.sampleS, o.idleS - t);
+      await sleep(step * 1000);
+      t += step;
+      samples.push(memoryOf(pid).rssMb);
+      if (o.printSamples) console.log(`  ${String(t).padStart(5)} s idle: RSS ${mb(samples.at(-1) ?? 0)} MB`);
     }
-    const synced = memoryOf(daemon.pid as number);
-    const idleS = Number(values["idle-s"]);
-    await sleep(idleS * 1000);
-    const idle = memoryOf(daemon.pid as number);
-    console.log(
-      `${values.bookings} bookings synced in ${((performance.now() - started) / 1000 - idleS).toFixed(1)} s` +
-        ` (node ${nodeArgs.join(" ") || "without options"}): RSS ${synced.rssMb.toFixed(0)} MB after the sync,` +
-        ` ${idle.rssMb.toFixed(0)} MB after ${idleS} s idle; peak ${idle.peakMb.toFixed(0)} MB`,
-    );
+    const end = memoryOf(pid);
+    return { syncS, afterSync, idle: end.rssMb, samples, peak: end.peakMb };
   } finally {
     daemon.kill("SIGTERM");
     await once(daemon, "close");
-    simulator.kill("SIGTERM");
     rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Resolves when the daemon logs its first finished sync; rejects if it exits first. */
+async function firstSync(daemon: ChildProcess): Promise<void> {
+  let log = "";
+  daemon.stderr?.on("data", (d) => (log += d));
+  while (!/"msg":"sync finished"/.test(log)) {
+    if (daemon.exitCode !== null) throw new Error(`the daemon exited: ${log.slice(-2000)}`);
+    await sleep(100);
+  }
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      bookings: { type: "string", default: "20000" },
+      "idle-s": { type: "string", default: "60" },
+      "sample-s": { type: "string", default: "5" },
+      runs: { type: "string", default: "1" },
+      hour: { type: "boolean", default: false },
+      "node-options": { type: "string" },
+      cli: { type: "string", default: BUILT_CLI },
+    },
+  });
+  const idleS = values.hour ? 3600 : Number(values["idle-s"]);
+  const sampleS = values.hour ? 60 : Number(values["sample-s"]);
+  const { url, child: simulator } = await startSimulatorProcess(Number(values.bookings), 0);
+  const launched = launcher(values.cli);
+  const nodeArgs = (values["node-options"] ?? launched.flags).split(" ").filter(Boolean);
+  const launcherEnv = launched.env;
+  const options = { url, cli: values.cli, nodeArgs, launcherEnv, idleS, sampleS, printSamples: values.hour };
+  const runs: Run[] = [];
+  try {
+    for (let i = 0; i < Number(values.runs); i++) {
+      const r = await runOnce(options);
+      runs.push(r);
+      console.log(
+        `${values.bookings} bookings synced in ${r.syncS.toFixed(1)} s` +
+          ` (${Object.entries(launcherEnv)
+            .map(([k, v]) => `${k}=${v} `)
+            .join(
+              "",
+            )}node ${nodeArgs.join(" ") || "without options"}): RSS ${mb(r.afterSync)} MB after the sync,` +
+          ` ${mb(r.idle)} MB after ${idleS} s idle (samples every ${sampleS} s: median ${mb(median(r.samples))},` +
+          ` ${mb(Math.min(...r.samples))}-${mb(Math.max(...r.samples))} MB); peak ${mb(r.peak)} MB`,
+      );
+    }
+    if (runs.length > 1) {
+      console.log(
+        `median of ${runs.length} runs: RSS ${mb(median(runs.map((r) => r.idle)))} MB after ${idleS} s idle` +
+          ` (runs ${runs.map((r) => mb(r.idle)).join(", ")}); peak ${mb(median(runs.map((r) => r.peak)))} MB`,
+      );
+    }
+  } finally {
+    simulator.kill("SIGTERM");
   }
 }
 

@@ -1,8 +1,9 @@
-#!/usr/bin/env -S node --max-semi-space-size=4 --heap-growing-percent=30
+#!/usr/bin/env -S MALLOC_MMAP_THRESHOLD_=131072 node --max-semi-space-size=4 --heap-growing-percent=30
 /**
  * booking-sync's command line. Exit codes: 0 ok, 1 the work failed, 2 bad usage or config.
  * The memory flags above (also in the Dockerfile) keep a sidecar's footprint small; see
- * docs/performance.md for what they cost and save.
+ * docs/performance.md for what they cost and save. MALLOC_MMAP_THRESHOLD_ keeps glibc from
+ * serving response-sized buffers from its heap, where their freed pages stayed resident.
  */
 import { main } from "./cli/program.js";
 

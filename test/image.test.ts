@@ -146,7 +146,9 @@ describe("the container image's install-and-start sequence", () => {
     ]);
     // The image starts Node as the package's launcher does (src/cli.ts's first line).
     const launcher = readFileSync(join(ROOT, "src/cli.ts"), "utf8").split("\n", 1)[0];
-    expect(launcher).toBe(`#!/usr/bin/env -S ${entrypoint.slice(0, -1).join(" ")}`);
+    const malloc = "MALLOC_MMAP_THRESHOLD_=131072";
+    expect(envOf(runtime.steps)).toMatchObject({ MALLOC_MMAP_THRESHOLD_: "131072" });
+    expect(launcher).toBe(`#!/usr/bin/env -S ${malloc} ${entrypoint.slice(0, -1).join(" ")}`);
     expect(execForm(runtime.steps, "CMD")).toEqual(["run"]);
   });
 
