@@ -1,6 +1,6 @@
 /** What an HTTP answer amounts to: the page's JSON, or the ApiError to throw (retryable, with a hint). */
+import type { Response } from "got";
 import { ApiError } from "../errors.js";
-import type { HttpResponse } from "./http-get.js";
 import { refusedRedirect } from "./redirects.js";
 import { type Endpoint, readJson, statusLabel } from "./response.js";
 import { parseRetryAfter } from "./retry.js";
@@ -14,7 +14,7 @@ export interface AnswerCtx {
 }
 
 /** Turns an HTTP answer into parsed JSON, or throws the ApiError it amounts to. */
-export function answer(ctx: AnswerCtx, endpoint: Endpoint, res: HttpResponse): unknown {
+export function answer(ctx: AnswerCtx, endpoint: Endpoint, res: Response<Buffer>): unknown {
   const status = res.statusCode;
   // A redirect that comes back here is one `sameOriginOnly` would not follow: to another origin.
   const redirect = refusedRedirect(res, new URL(ctx.base).origin);

@@ -1,14 +1,14 @@
 /**
- * The partner API adapter (`PartnerApi`): node:http (http-get.ts), `withRetry` for the policy, and zod
+ * The partner API adapter (`PartnerApi`): got without its retry, `withRetry` for the policy, and zod
  * per record so one malformed booking never sinks a page. Error messages are scrubbed of the token.
  */
+import got, { type Got, RequestError } from "got";
 import { maskUserinfo } from "../config/transport.js";
 import { ApiError, ConfigError } from "../errors.js";
 import type { FeedPage, FeedQuery, ListPage, ListQuery, PartnerApi } from "../sync/ports.js";
 import { PACKAGE_VERSION } from "../version.js";
 import { answer } from "./answer.js";
 import { RequestGate } from "./gate.js";
-import { getBuffer, type HttpDefaults, HttpError, withQuery } from "./http-get.js";
 import { type AttemptLogger, type ObserveCtx, observe, type RequestEvent, reportFailure } from "./observe.js";
 import { sameOriginOnly } from "./redirects.js";
 import { type Endpoint, parseFeed, parseList, type Verdict } from "./response.js";
@@ -91,7 +91,7 @@ function abortError(endpoint: Endpoint, reason: unknown): Error {
 interface Ctx extends ObserveCtx {
   /** Base URL without a trailing slash. */
   base: string;
-  http: HttpDefaults;
+  http: Got;
   policy: RetryPolicy;
   options: ApiClientOptions;
   maxBodyBytes: number;
@@ -117,24 +117,27 @@ async function send(
   searchParams: Record<string, string>,
   signal?: AbortSignal,
 ) {
+  // Bytes, so the body's size is counted in bytes as it streams (see `maxBodyBytes`).
+  const request = ctx.http.get(`${ctx.base}/partner/booking/${endpoint}`, {
+    searchParams,
+    responseType: "buffer",
+    ...(signal ? { signal } : {}),
+  });
+  // `total` is the Content-Length, known before the body; `transferred` counts the bytes as they
+  // arrive, after decompression, so a body without Content-Length or outgrowing it is stopped too.
   let tooLarge = false;
+  request.on("downloadProgress", ({ transferred, total }) => {
+    if (tooLarge || Math.max(transferred, total ?? 0) <= ctx.maxBodyBytes) return;
+    tooLarge = true;
+    request.cancel();
+  });
   try {
-    return await getBuffer(withQuery(`${ctx.base}/partner/booking/${endpoint}`, searchParams), {
-      ...ctx.http,
-      signal,
-      // `total` is the Content-Length, known before the body; `transferred` counts the bytes as they
-      // arrive, after decompression, so a body without Content-Length or outgrowing it is stopped too.
-      onBytes: (transferred, total) => {
-        if (Math.max(transferred, total ?? 0) <= ctx.maxBodyBytes) return;
-        tooLarge = true;
-        throw bodyTooLarge(ctx, endpoint);
-      },
-    });
+    return await request;
   } catch (err) {
     if (signal?.aborted) throw abortError(endpoint, signal.reason);
     if (tooLarge) throw bodyTooLarge(ctx, endpoint);
-    if (!(err instanceof HttpError)) throw err;
-    // Keep only message and code, as text that cannot hold a header.
+    if (!(err instanceof RequestError)) throw err;
+    // Keep only message and code: got's error holds the request options, headers included.
     const cause = Object.assign(new Error(ctx.scrub(err.message)), { code: err.code });
     throw new ApiError(ctx.scrub(`${endpoint}: ${err.message} (${err.code})`), {
       retryable: !PERMANENT_CODES.has(err.code),
@@ -222,17 +225,18 @@ export function createApiClient(options: ApiClientOptions): PartnerApi {
   const token = options.token;
   // A server may echo the header back in its message; scrub before any text leaves this module.
   const scrub = (text: string) => (token ? text.split(token).join("[redacted]") : text);
-  const http: HttpDefaults = {
+  const http = got.extend({
     headers: {
       authorization: `Bearer ${token}`,
       accept: "application/json",
-      "accept-encoding": "gzip, deflate, br",
       "user-agent": options.userAgent ?? `booking-sync/${PACKAGE_VERSION}`,
     },
-    timeoutMs: options.timeoutMs ?? 30_000,
+    timeout: { request: options.timeoutMs ?? 30_000 },
+    retry: { limit: 0 },
+    throwHttpErrors: false,
     // Never to another origin: the token stays with the configured one (see redirects.ts).
-    follow: sameOriginOnly(new URL(base).origin),
-  };
+    followRedirect: sameOriginOnly(new URL(base).origin),
+  });
 
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const gate = new RequestGate(options.maxInFlight ?? Number.POSITIVE_INFINITY);

@@ -1,25 +1,28 @@
 /**
- * Redirects are followed only within the configured origin, scheme and port included, so the token
- * never leaves it (https → http would send it in clear).
+ * Redirects are followed only within the configured origin. got's own guard drops the token for
+ * another host, but still follows, and ignores the scheme (https → http keeps the token).
  */
-import type { HttpHead } from "./http-get.js";
+import type { PlainResponse } from "got";
 
-/** Where a 3xx answer points, resolved against its URL; undefined for any other answer. */
-export function redirectTarget(res: HttpHead): URL | undefined {
+/** Where a 3xx answer points, resolved as got resolves it; undefined for any other answer. */
+export function redirectTarget(res: Pick<PlainResponse, "statusCode" | "headers" | "url">): URL | undefined {
   const location = res.headers.location;
   if (res.statusCode < 300 || res.statusCode >= 400 || !location) return undefined;
-  // Node reads the header as latin1 bytes of UTF-8 text; http-get.ts follows the same reading.
+  // got reads the header as latin1 bytes of UTF-8 text; the same reading gives the same URL.
   const text = Buffer.from(location, "binary").toString();
   return URL.canParse(text, res.url) ? new URL(text, res.url) : undefined;
 }
 
-/** http-get.ts's `follow`: true only for a target on `origin` (e.g. "https://host:8443"). */
-export function sameOriginOnly(origin: string): (res: HttpHead) => boolean {
+/** got's `followRedirect`: true only for a target on `origin` (e.g. "https://host:8443"). */
+export function sameOriginOnly(origin: string): (res: PlainResponse) => boolean {
   return (res) => redirectTarget(res)?.origin === origin;
 }
 
 /** The message for a redirect not followed (origin and path only); undefined when not a redirect. */
-export function refusedRedirect(res: HttpHead, origin: string): string | undefined {
+export function refusedRedirect(
+  res: Pick<PlainResponse, "statusCode" | "headers" | "url">,
+  origin: string,
+): string | undefined {
   const target = redirectTarget(res);
   if (!target) return undefined;
   return (

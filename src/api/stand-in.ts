@@ -7,11 +7,11 @@
  */
 
 import { StringDecoder } from "node:string_decoder";
+import type { Got } from "got";
 import { ApiError } from "../errors.js";
 import type { FeedPage, ListPage } from "../sync/ports.js";
 import { OversizedRecord } from "./bounds.js";
 import type { RequestGate } from "./gate.js";
-import { type HttpDefaults, type OpenAnswer, openGet, withQuery } from "./http-get.js";
 import { type ObserveCtx, observe } from "./observe.js";
 import { RecordKeys } from "./record-keys.js";
 import { type Endpoint, parseFeed, parseList, statusLabel, type Verdict } from "./response.js";
@@ -36,7 +36,7 @@ export interface BodyEnds {
 /** What reading a stand-in needs from the client. */
 export interface StandInCtx extends ObserveCtx {
   base: string;
-  http: HttpDefaults;
+  http: Got;
   scrub: (text: string) => string;
   maxBodyBytes: number;
   /** The stream is one HTTP attempt: it takes a slot like any other. */
@@ -145,8 +145,15 @@ async function streamEnds(
   signal: AbortSignal | undefined,
   onStatus: (status: number) => void,
 ): Promise<BodyEnds | null> {
-  let answer: OpenAnswer | undefined;
+  const stream = ctx.http.stream(`${ctx.base}/partner/booking/${endpoint}`, {
+    searchParams,
+    ...(signal ? { signal } : {}),
+  });
   let status = 0;
+  stream.once("response", (res: { statusCode: number }) => {
+    status = res.statusCode;
+    onStatus(status);
+  });
   const limit = ctx.maxBodyBytes * STAND_IN_READ_FACTOR;
   const keys = new RecordKeys(RECORDS_PATH[endpoint]);
   const decoder = new StringDecoder("utf8");
@@ -155,13 +162,7 @@ async function streamEnds(
   let bytes = 0;
   let ended = true;
   try {
-    answer = await openGet(withQuery(`${ctx.base}/partner/booking/${endpoint}`, searchParams), {
-      ...ctx.http,
-      signal,
-    });
-    status = answer.statusCode;
-    onStatus(status);
-    for await (const chunk of answer.body as AsyncIterable<Buffer>) {
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
       if (status < 200 || status >= 300) break;
       const heading = head.length < KEEP_BYTES;
       if (heading) head = Buffer.concat([head, chunk.subarray(0, KEEP_BYTES - head.length)]);
@@ -174,16 +175,15 @@ async function streamEnds(
         break;
       }
     }
-  } catch (thrown) {
-    if (signal?.aborted) throw thrown;
-    const err = answer ? answer.failure(thrown) : thrown;
+  } catch (err) {
+    if (signal?.aborted) throw err;
     const message = err instanceof Error ? err.message : String(err);
     throw new ApiError(ctx.scrub(`${endpoint}: re-reading a record over the body cap: ${message}`), {
       retryable: true,
       cause: err,
     });
   } finally {
-    answer?.close();
+    stream.destroy();
   }
   if (status < 200 || status >= 300)
     throw new ApiError(`${endpoint}: HTTP ${statusLabel(status)} re-reading a record over the body cap`, {
