@@ -78,10 +78,3 @@ export function* unreadPages(runs: PageRuns, pages: number): Generator<number> {
   }
   for (; next <= pages; next++) yield next;
 }
-
-/** How many of the pages from 1 to `pages` `runs` holds. */
-export function pagesIn(runs: PageRuns, pages: number): number {
-  let n = 0;
-  for (const [from, to] of runs) n += Math.max(0, Math.min(to, pages) - from + 1);
-  return n;
-}
