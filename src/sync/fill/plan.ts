@@ -2,15 +2,12 @@
  * Planning a fill: probe the list for the times that split the bookings to read into slices of
  * equal count, and estimate the pages the whole fill takes.
  */
-import { countPage } from "../counters.js";
-import { shapeProblem } from "../list/list-checks.js";
+import { ApiError, coerceError, isAbortError } from "../../errors.js";
+import { timeAt } from "../list/positions.js";
 import { runPool } from "../pool.js";
 import type { RunCounters, SyncDeps } from "../ports.js";
 import type { FillProgress } from "./progress.js";
 import { probePositions, sliceCount, slicesBetween } from "./slices.js";
-
-/** Positions below a probed one whose time cannot be read before its bound is left out. */
-const NEIGHBOURS = 3;
 
 export interface PlanInput {
   /** When the fill begins (ISO). */
@@ -73,17 +70,18 @@ export async function planFill(
 
 /**
  * The full-precision createdAt of the booking at `position` (0-based, newest first), or of one of
- * the next few when its own cannot be read; null when none can (the bound is left out).
+ * the next few when its own cannot be read; null when none can, or the probe is not the page asked
+ * for (the bound is left out: a quirk costs a slice's balance, never the run).
  */
 async function boundAt(deps: SyncDeps, position: number, counters: RunCounters): Promise<string | null> {
-  for (let p = position; p <= position + NEIGHBOURS; p++) {
-    const page = await deps.api.listBookings({ page: p + 1, pageSize: 1 }, deps.signal);
-    countPage(counters, page.attempts);
-    // A probe that is not the one booking asked for would bound a slice by the wrong time.
-    if (shapeProblem({ page: p + 1, pageSize: 1 }, page) !== null) return null;
-    const record = page.records[0];
-    if (record === undefined) return null;
-    if (record.ok) return record.at;
+  try {
+    return (await timeAt(deps, position, counters)).at ?? null;
+  } catch (err) {
+    if (isAbortError(err) || (err instanceof ApiError && err.retryable)) throw err;
+    deps.logger.warn(
+      { position, err: coerceError(err) },
+      "fill: a probe could not be read; its bound is left out",
+    );
+    return null;
   }
-  return null;
 }

@@ -12,6 +12,8 @@ export interface Probe {
   total: number;
   /** createdAt (UTC, milliseconds) of the booking there; null when it had none readable. */
   createdAt: string | null | undefined;
+  /** Its createdAt at full precision (an instant) when the record can steer: a fill's slice bound. */
+  at?: string | null | undefined;
 }
 
 /** Reads the booking at `position` (0-based, newest first) with a page of one. */
@@ -25,7 +27,8 @@ export async function probe(
   // A probe that is not the one booking asked for would send every search astray.
   const problem = shapeProblem({ page: position + 1, pageSize: 1 }, page);
   if (problem !== null) throw new Error(`${problem}; positions cannot be probed`);
-  return { total: page.total, createdAt: page.records[0]?.createdAt };
+  const record = page.records[0];
+  return { total: page.total, createdAt: record?.createdAt, at: record?.ok ? record.at : null };
 }
 
 /** Probes of positions below one whose createdAt cannot be read, before the search gives up on it. */
@@ -36,7 +39,7 @@ export async function timeAt(
   deps: SyncDeps<unknown>,
   position: number,
   counters: Pick<RunCounters, "pages" | "requests" | "retries">,
-): Promise<{ total: number; createdAt: string | null | undefined }> {
+): Promise<Probe> {
   let seen: Probe = { total: 0, createdAt: undefined };
   for (let p = position; p <= position + NULL_PROBES; p++) {
     seen = await probe(deps, p, counters);
