@@ -1,75 +1,90 @@
-/** Applies the window's verdict on a feed page (window.ts) to the walk's progress, and logs it. */
-import type { TieWindow } from "../list/ties.js";
-import type { FeedPage, SyncDeps, WalkProgress } from "../ports.js";
-import { maxOf, millisOf, nextStep, type Timed } from "./window.js";
-
-/** A feed request in flight. */
-export interface Request {
-  upTo: string | null;
-  cursor: string | undefined;
-  page: Promise<FeedPage>;
-  /** Whether this request already repeats one whose answer made no sense. */
-  again: boolean;
-}
-
-/** The feed served nothing below `upTo` but claims more: the walk's end only if the list shows it. */
-export interface EndUnconfirmed {
-  unconfirmed: string;
-  upTo: string | null;
-}
-
 /**
- * Whether the walk is done, goes on, asks again (once), met a tie run, reached an end it cannot
- * confirm itself, or must stop (refused).
+ * The walk's reducer: a page read, the walk's progress before it → its progress after it and what
+ * the walk does next. Pure (no I/O, no log, its input untouched), so it is tested in a table
+ * (test/walk-advance.test.ts); the window's verdict on the page (window.ts) is the action itself,
+ * except that a refusal the walk may ask past becomes `again`, and a tie run names the bookings read.
  */
-export function advance(
-  progress: WalkProgress,
-  request: Request,
-  page: FeedPage,
-  options: { stream: string; pageSize: number },
-  logger: SyncDeps["logger"],
-): "done" | "next" | "again" | TieWindow | EndUnconfirmed | { refused: string; restart: boolean } {
-  const { step, records } = judge(progress, request, page, options.pageSize);
-  const where = { stream: options.stream, cursor: request.cursor ?? null, records: page.records.length };
+import type { FeedPage, WalkProgress } from "../ports.js";
+import { maxOf, millisOf, nextStep, type Step, type Timed } from "./window.js";
+
+/** A feed page as the walk read it. */
+export interface PageRead {
+  /** The position the page was asked for (null for the newest page). */
+  upTo: string | null;
+  /** Whether it was asked again because the first answer made no sense. */
+  again: boolean;
+  /** Requested page size. */
+  limit: number;
+  page: Pick<FeedPage, "records" | "hasMore">;
+}
+
+/** What the walk does after a page: the one verdict type from the page to the walk's `switch`. */
+export type Action =
+  /** Save the page; the walk is complete. */
+  | Extract<Step, { kind: "done" }>
+  /** Save the page and read on from the progress's `upTo`. */
+  | Extract<Step, { kind: "next" }>
+  /** The page did not serve the anchor again: read on from the fallback (a warning). */
+  | Extract<Step, { kind: "fall-back" }>
+  /** A full page of one tie run: have it read (`known` it already served), save the page, read on. */
+  | (Extract<Step, { kind: "tie" }> & { known: string[] })
+  /** An end the feed cannot vouch for: the walk ends only if the list shows nothing below `upTo`. */
+  | Extract<Step, { kind: "end-unconfirmed" }>
+  /** The answer made no sense: ask for the same page once more, saving nothing. */
+  | { kind: "again"; problem: string }
+  /** Stop with `message`; when `restart`, save the progress (set back to the ceiling) first. */
+  | { kind: "refuse"; message: string; restart: boolean };
+
+/** The progress after `read` and the walk's next action. Same progress and page, same answer. */
+export function advance(progress: WalkProgress, read: PageRead): { progress: WalkProgress; action: Action } {
+  const { records, rejectIds, rejectReason } = checked(read.page);
+  const step = nextStep({
+    upTo: read.upTo,
+    anchor: progress.anchor,
+    fallback: progress.fallback,
+    limit: read.limit,
+    records,
+    count: read.page.records.length,
+    rejectIds,
+    rejectReason,
+    hasMore: read.page.hasMore,
+    floor: progress.floor,
+    again: read.again,
+  });
   if (step.kind === "refuse") {
-    if (step.retry && !request.again) {
-      logger.warn({ ...where, problem: step.message }, "the feed's answer makes no sense; asking once more");
-      return "again";
-    }
-    return refusal(progress, request, step, options.stream);
+    if (step.retry && !read.again) return { progress, action: { kind: "again", problem: step.message } };
+    return refusal(progress, read, step.message, !step.retry);
   }
-  progress.pages++;
-  if (step.kind === "end-unconfirmed") return { unconfirmed: step.message, upTo: step.upTo };
-  // The checkpoint's candidate: a record newer than the one before it on the page is out of place.
-  const top = maxOf(
-    records.filter((r, i) => i === 0 || (records[i - 1] as Timed).at >= r.at).map((r) => r.at),
-  );
-  if (top !== null && (progress.top === null || top > progress.top)) progress.top = top;
+  const after = { ...progress, pages: progress.pages + 1, top: topAfter(progress.top, records) };
   switch (step.kind) {
     case "done":
-      logger.debug({ ...where, reason: step.reason }, "walk complete");
-      return "done";
+      // A slice's ceiling is a probed booking's time: an empty answer there is no end the feed can vouch for.
+      if (read.page.records.length === 0 && progress.ceiling && read.upTo === progress.ceiling) {
+        const message = "the feed served nothing at a slice's ceiling";
+        return { progress: after, action: { kind: "end-unconfirmed", upTo: read.upTo, message } };
+      }
+      return { progress: after, action: step };
+    case "end-unconfirmed":
+      return { progress: after, action: step };
     case "next":
-      Object.assign(progress, { upTo: step.upTo, anchor: step.anchor, fallback: step.fallback });
-      return "next";
-    case "fall-back":
-      logger.warn(
-        { ...where, expected: step.missing.ids.slice(0, 3), at: step.missing.at, fallback: step.upTo },
-        "the feed did not serve again the bookings its previous page ended with; reading on from the page's next time up",
-      );
-      Object.assign(progress, { upTo: step.upTo, anchor: step.anchor, fallback: null });
-      return "next";
-    case "tie":
-      Object.assign(progress, { upTo: step.upTo, anchor: null, fallback: null });
       return {
-        from: step.from,
-        to: step.to,
-        known: records.filter((r) => inMillis(r.at, step.from, step.to)).map((r) => r.id),
+        progress: { ...after, upTo: step.upTo, anchor: step.anchor, fallback: step.fallback },
+        action: step,
       };
+    case "fall-back":
+      return { progress: { ...after, upTo: step.upTo, anchor: step.anchor, fallback: null }, action: step };
+    case "tie": {
+      const known = records.filter((r) => inMillis(r.at, step.from, step.to)).map((r) => r.id);
+      return {
+        progress: { ...after, upTo: step.upTo, anchor: null, fallback: null },
+        action: { ...step, known },
+      };
+    }
   }
 }
-/** The window's verdict on a page (window.ts), and the page's usable records as times. */
-function judge(progress: WalkProgress, request: Request, page: FeedPage, limit: number) {
+
+/** A page's records that steer (as times), and the ids and first reason of those that do not. */
+function checked(page: PageRead["page"]) {
   const records: Timed[] = [];
   const rejectIds: string[] = [];
   let rejectReason: string | undefined;
@@ -80,38 +95,31 @@ function judge(progress: WalkProgress, request: Request, page: FeedPage, limit: 
       rejectReason ??= r.reason;
     }
   }
-  const step = nextStep({
-    upTo: request.upTo,
-    anchor: progress.anchor,
-    fallback: progress.fallback,
-    limit,
-    records,
-    count: page.records.length,
-    rejectIds,
-    rejectReason,
-    hasMore: page.hasMore,
-    floor: progress.floor,
-    again: request.again,
-  });
-  return { step, records };
+  return { records, rejectIds, rejectReason };
+}
+
+/** The checkpoint's candidate after a page: a record newer than the one before it on the page is out of place. */
+function topAfter(top: string | null, records: readonly Timed[]): string | null {
+  const inPlace = records.filter((r, i) => i === 0 || (records[i - 1] as Timed).at >= r.at);
+  const newest = maxOf(inPlace.map((r) => r.at));
+  return newest !== null && (top === null || newest > top) ? newest : top;
 }
 
 /** Why the walk stops. A position the source will not confirm is no place to resume from. */
 function refusal(
   progress: WalkProgress,
-  request: Request,
-  step: { message: string; retry: boolean },
-  stream: string,
-): { refused: string; restart: boolean } {
-  const restart = !step.retry;
+  read: PageRead,
+  problem: string,
+  restart: boolean,
+): { progress: WalkProgress; action: Action } {
   const ceiling = progress.ceiling ?? null;
-  if (restart) Object.assign(progress, { upTo: ceiling, anchor: null, fallback: null });
   const next = restart
     ? `starts this walk over from ${ceiling ?? "the newest booking"}`
-    : `resumes at ${request.upTo ?? "the newest booking"}`;
+    : `resumes at ${read.upTo ?? "the newest booking"}`;
+  const message = `${problem}; stopped with the checkpoint unmoved (the next run ${next})`;
   return {
-    refused: `walk ${stream}: ${step.message}; stopped with the checkpoint unmoved (the next run ${next})`,
-    restart,
+    progress: restart ? { ...progress, upTo: ceiling, anchor: null, fallback: null } : progress,
+    action: { kind: "refuse", message, restart },
   };
 }
 

@@ -10,7 +10,7 @@ import { countPage, zeroCounters } from "../counters.js";
 import type { EndCheck } from "../list/feed-end.js";
 import type { TieRead, TieWindow } from "../list/ties.js";
 import type { BookingType, FeedPage, RunCounters, SyncDeps, WalkProgress } from "../ports.js";
-import { advance, type EndUnconfirmed, type Request } from "./advance.js";
+import { type Action, advance } from "./advance.js";
 import { cursorFor } from "./window.js";
 
 export interface WalkOptions {
@@ -78,53 +78,72 @@ export async function walkSlice(
   persist: PersistPage,
 ): Promise<void> {
   const { api, logger, signal } = deps;
-  const progress: WalkProgress = { ...start };
-  const request = (upTo: string | null, again = false): Request => {
-    const cursor = cursorFor(upTo);
-    const page = api.fetchRecent(
-      { limit: options.pageSize, cursor, bookingType: options.bookingType },
-      signal,
-    );
+  const request = (upTo: string | null, again = false) => {
+    const query = { limit: options.pageSize, cursor: cursorFor(upTo), bookingType: options.bookingType };
+    const page = api.fetchRecent(query, signal);
     page.catch(() => {}); // awaited below; this only keeps a prefetch that fails early from being "unhandled"
-    return { upTo, cursor, page, again };
+    return { upTo, again, page };
   };
-  const head = progress.upTo === null ? options.head?.() : undefined;
-  let current = head ? { upTo: null, cursor: undefined, page: head, again: false } : request(progress.upTo);
+  const head = start.upTo === null ? options.head?.() : undefined;
+  let current = head ? { upTo: null, again: false, page: head } : request(start.upTo);
+  let progress = start;
+  const readOn = async () => {
+    current = request(progress.upTo);
+    // The client sends a request on a later turn of the event loop: let it go before the save.
+    await nextTurn();
+  };
   for (;;) {
     const page = await current.page;
     countPage(totals, page.attempts);
-    const judged = advance(progress, current, page, options, logger);
-    // A slice's ceiling is a probed booking's time: an empty answer there is no end the feed can vouch for.
-    const step =
-      judged === "done" && page.records.length === 0 && start.ceiling && current.upTo === start.ceiling
-        ? { unconfirmed: "the feed served nothing at a slice's ceiling", upTo: current.upTo }
-        : judged;
-    if (step === "again") {
-      current = request(current.upTo, true);
-      continue;
+    const read = { upTo: current.upTo, again: current.again, limit: options.pageSize, page };
+    const where = {
+      stream: options.stream,
+      cursor: cursorFor(current.upTo) ?? null,
+      records: page.records.length,
+    };
+    const next = advance(progress, read);
+    const { action } = next;
+    progress = next.progress;
+    switch (action.kind) {
+      case "again":
+        logger.warn(
+          { ...where, problem: action.problem },
+          "the feed's answer makes no sense; asking once more",
+        );
+        current = request(current.upTo, true);
+        continue;
+      case "refuse":
+        // Its progress (a walk starting over) commits with the pages read before it.
+        if (action.restart) await persist({ records: [] }, progress, false);
+        throw new Error(`walk ${options.stream}: ${action.message}`);
+      case "end-unconfirmed":
+        await settleEnd(action, options, totals, logger);
+        return persist(page, progress, true);
+      case "done":
+        logger.debug({ ...where, reason: action.reason }, "walk complete");
+        return persist(page, progress, true);
+      case "fall-back":
+        logger.warn(
+          {
+            ...where,
+            expected: action.missing.ids.slice(0, 3),
+            at: action.missing.at,
+            fallback: action.upTo,
+          },
+          "the feed did not serve again the bookings its previous page ended with; reading on from the page's next time up",
+        );
+        await readOn();
+        break;
+      case "next":
+        await readOn();
+        break;
+      case "tie":
+        await readOn();
+        // Before the page is saved: its progress is past the run, so it must not be stored first.
+        progress = await settleTie(action, progress, options, totals, logger);
+        break;
     }
-    if (typeof step === "object" && "refused" in step) {
-      // Its progress (a walk starting over) commits with the pages read before it.
-      if (step.restart) await persist({ records: [] }, { ...progress }, false);
-      throw new Error(step.refused);
-    }
-    const unconfirmed = typeof step === "object" && "unconfirmed" in step;
-    if (unconfirmed) await settleEnd(step, options, totals, logger);
-    const done = step === "done" || unconfirmed;
-    if (!done) {
-      current = request(progress.upTo);
-      // The client sends a request on a later turn of the event loop: let it go before the save.
-      await nextTurn();
-    }
-    // Before the page is saved: its progress is past the run, so it must not be stored first.
-    if (typeof step === "object" && !unconfirmed) {
-      const below = await settleTie(step, options, totals, logger);
-      // The feed's next page must serve again the booking the list showed below the run.
-      if (below) progress.anchor = { at: below.at, ids: [below.id] };
-    }
-    await persist(page, { ...progress }, done);
-
-    if (done) return;
+    await persist(page, progress, false);
   }
 }
 
@@ -133,7 +152,7 @@ export async function walkSlice(
  * warning, only when `confirmEnd` shows no booking below it; otherwise it stops, to resume there.
  */
 async function settleEnd(
-  end: EndUnconfirmed,
+  end: Extract<Action, { kind: "end-unconfirmed" }>,
   options: WalkOptions,
   totals: WalkTotals,
   logger: SyncDeps["logger"],
@@ -142,20 +161,24 @@ async function settleEnd(
   const check = options.confirmEnd ? await options.confirmEnd(end.upTo) : undefined;
   if (!check?.complete)
     throw new Error(
-      `walk ${options.stream}: ${end.unconfirmed}, asked twice, below ${below}${check ? `, and ${check.why}` : ""}; stopped with the checkpoint unmoved (the next run resumes at ${below})`,
+      `walk ${options.stream}: ${end.message}, asked twice, below ${below}${check ? `, and ${check.why}` : ""}; stopped with the checkpoint unmoved (the next run resumes at ${below})`,
     );
-  const warning = `${end.unconfirmed} below ${below}, and ${check.why}: taken as the feed's end`;
+  const warning = `${end.message} below ${below}, and ${check.why}: taken as the feed's end`;
   totals.warnings.push(`${options.stream}: ${warning}`);
   logger.warn({ stream: options.stream, upTo: end.upTo }, warning);
 }
 
-/** Has a tie run read through `readTie`, or reports it as possibly incomplete. */
+/**
+ * Has a tie run read through `readTie`, or reports it as possibly incomplete. The progress after it:
+ * the feed's next page must serve again the booking the list showed below the run.
+ */
 async function settleTie(
   window: TieWindow,
+  progress: WalkProgress,
   options: WalkOptions,
   totals: WalkTotals,
   logger: SyncDeps["logger"],
-): Promise<{ id: string; at: string } | undefined> {
+): Promise<WalkProgress> {
   const where = {
     stream: options.stream,
     createdAt: window.from,
@@ -179,7 +202,7 @@ async function settleTie(
       where,
       "a full feed page of bookings shares one createdAt; read the rest of them through list-bookings",
     );
-    return read.below;
+    return read.below ? { ...progress, anchor: { at: read.below.at, ids: [read.below.id] } } : progress;
   }
   // A typed stream has no repair behind it (list-bookings cannot count one type), so what it
   // could not read stops the walk here, before its position passes the run.
@@ -192,5 +215,5 @@ async function settleTie(
     { ...where, why: read.why },
     "a full page of bookings shares one createdAt and the rest of them could not be read; some may be missing until the repair finds them",
   );
-  return undefined;
+  return progress;
 }
