@@ -6,8 +6,7 @@
  */
 import { createHash, createHmac } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { toDetailRows } from "../src/store/detail-writes.js";
-import { toFeedRows } from "../src/store/feed-writes.js";
+import { toDetailRows, toFeedRows } from "../src/store/mirror/page-rows.js";
 import { hasher, PERSONAL_PATHS, personalDataPolicy } from "../src/store/personal-data.js";
 import { DETAIL_COLUMNS, SUMMARY_COLUMNS } from "../src/store/rows.js";
 import type { Reject } from "../src/sync/ports.js";

@@ -6,7 +6,6 @@
  * with problems (it may have failed its check, which the booking's problems note), nor a re-read of
  * the same values: so whichever command filled the mirror, the same source history gives the same rows.
  */
-import type Database from "better-sqlite3";
 import type { Param } from "./rows.js";
 
 /** The `bookings` columns whose changes are kept. */
@@ -66,27 +65,4 @@ export function changedColumns(
  */
 export function countOfUpdate(storedJson: string | null, changes: number): "updated" | "unchanged" {
   return storedJson === null && changes === 0 ? "unchanged" : "updated";
-}
-
-/**
- * Records, for booking `id`, every tracked column `changedColumns` finds changed; `runId` gives the
- * run being recorded, if any.
- */
-export function changeRecorder(db: Database.Database, runId: () => number | null) {
-  const insert = db.prepare(`
-    INSERT INTO booking_changes (booking_id, field, old_value, new_value, observed_at, run_id)
-    VALUES (?, ?, ?, ?, ?, (SELECT id FROM sync_runs WHERE id = ?))`);
-  return (
-    id: string,
-    tracked: ReturnType<typeof trackedIn>,
-    before: Record<string, unknown>,
-    values: readonly Param[],
-    offset: number,
-    at: string,
-    clean: boolean,
-  ): number => {
-    const changes = changedColumns(tracked, before, values, offset, clean);
-    for (const [column, old, now] of changes) insert.run(id, column, old, now, at, runId());
-    return changes.length;
-  };
 }

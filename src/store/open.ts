@@ -10,11 +10,9 @@ import { wrapError } from "../errors.js";
 import type { Logger } from "../sync/ports.js";
 import { checkWritable } from "./access.js";
 import { type Batch, type BatchRule, batch } from "./batch.js";
-import { changeRecorder } from "./changes.js";
 import { readStatusPage } from "./daily.js";
-import { detailWriter, toDetailRows } from "./detail-writes.js";
-import { feedWriter, toFeedRows } from "./feed-writes.js";
 import { createDatabaseFile, DEFAULT_DB_MODE } from "./file-modes.js";
+import { sqlitePageWriter } from "./mirror/page-writer.js";
 import type { PersonalData } from "./personal-data.js";
 import { applyPragmas, BUSY_TIMEOUT_MS, emptyWal } from "./pragmas.js";
 import { reads } from "./reads.js";
@@ -22,7 +20,6 @@ import { unlistedCounter, unlistedMarker, unlistedTimes } from "./reconcile-writ
 import { runs } from "./runs.js";
 import * as schema from "./schema.js";
 import { sqliteSnapshot } from "./snapshot.js";
-import { stateWriter } from "./state.js";
 import { readCheckpoints, readFill, readStatus } from "./status.js";
 import { workerSnapshot } from "./status-worker.js";
 import type { Store } from "./store.js";
@@ -136,12 +133,9 @@ function assemble(
   pages: Batch,
   personalData: PersonalData | undefined,
 ): Store {
-  const state = lazy(() => stateWriter(db));
   /** The run being recorded, for `booking_changes`. */
   let currentRun: number | null = null;
-  const changes = lazy(() => changeRecorder(db, () => currentRun));
-  const feed = lazy(() => feedWriter(db, state(), changes()));
-  const detail = lazy(() => detailWriter(db, state(), changes()));
+  const writePage = lazy(() => sqlitePageWriter(db, () => currentRun, personalData));
   const unlisted = lazy(() => unlistedMarker(db));
   const unlistedAt = lazy(() => unlistedTimes(db));
   const unlistedCount = lazy(() => unlistedCounter(db));
@@ -182,10 +176,7 @@ function assemble(
       }
     },
     flush: () => pages.flush(),
-    save: (page) =>
-      page.source === "feed"
-        ? pages.page(() => feed()(toFeedRows(page, personalData)))
-        : pages.page(() => detail()(toDetailRows(page, personalData))),
+    save: (page) => pages.page(() => writePage()(page)),
     markUnlisted: afterPages((scope) => unlisted()(scope)),
     unlistedTimes: (scope, limit) => unlistedAt()(scope, limit),
     countUnlisted: (scope) => unlistedCount()(scope),

@@ -1,4 +1,4 @@
-/** The few helpers the Postgres store's statements share: one query function, multi-row VALUES. */
+/** The Postgres store's one query function. */
 import type { ClientBase, Pool } from "pg";
 
 /** Runs one statement and returns its rows. */
@@ -19,37 +19,4 @@ function bindable(value: unknown): unknown {
   if (typeof value === "string")
     return value.includes("\u0000") ? value.replaceAll("\u0000", "\uFFFD") : value;
   return Array.isArray(value) ? value.map(bindable) : value;
-}
-
-/** Postgres binds at most 65,535 parameters in one statement. */
-const MAX_PARAMS = 65_535;
-
-/**
- * Inserts `rows` (each `width` values) with `INSERT ... VALUES` lists of as many rows as one
- * statement can bind. `head` is the statement before VALUES, `tail` what follows it.
- */
-export async function insertRows(
-  query: Query,
-  head: string,
-  rows: readonly (readonly unknown[])[],
-  tail = "",
-): Promise<void> {
-  const width = rows[0]?.length ?? 0;
-  if (width === 0) return;
-  const perStatement = Math.floor(MAX_PARAMS / width);
-  for (let start = 0; start < rows.length; start += perStatement) {
-    const chunk = rows.slice(start, start + perStatement);
-    await query(`${head} VALUES ${placeholders(chunk.length, width)} ${tail}`, chunk.flat());
-  }
-}
-
-/** `($1, $2), ($3, $4)` for 2 rows of 2. */
-function placeholders(rows: number, width: number): string {
-  const out: string[] = [];
-  for (let r = 0; r < rows; r++) {
-    const marks: string[] = [];
-    for (let c = 1; c <= width; c++) marks.push(`$${r * width + c}`);
-    out.push(`(${marks.join(", ")})`);
-  }
-  return out.join(", ");
 }

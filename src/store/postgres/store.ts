@@ -9,8 +9,7 @@ import { ConfigError, wrapError } from "../../errors.js";
 import type { Logger } from "../../sync/ports.js";
 import { type BatchRule, DEFAULT_BATCH } from "../batch.js";
 import { readStatusPage } from "../daily.js";
-import { toDetailRows } from "../detail-writes.js";
-import { toFeedRows } from "../feed-writes.js";
+import { writePostgresPage } from "../mirror/page-writer.js";
 import type { PersonalData } from "../personal-data.js";
 import type { RunRow } from "../runs.js";
 import { MIRROR_TABLES, readCheckpoints, readFill, readStatus } from "../status.js";
@@ -18,7 +17,6 @@ import type { Mirror } from "../store.js";
 import { createPool, redactUrl } from "./connect.js";
 import { takePostgresLease } from "./lease.js";
 import { migratePostgres } from "./migrate.js";
-import { writeDetailPage, writeFeedPage } from "./page-writes.js";
 import * as read from "./reads.js";
 import * as runs from "./runs.js";
 import * as schema from "./schema.js";
@@ -99,10 +97,7 @@ function assemble(pool: Pool, location: string, first: Session, options: Postgre
     backend: "postgres",
     location,
     pool,
-    save: (page) =>
-      page.source === "feed"
-        ? session.page((q) => writeFeedPage(q, toFeedRows(page, personalData), currentRun))
-        : session.page((q) => writeDetailPage(q, toDetailRows(page, personalData), currentRun)),
+    save: (page) => session.page((q) => writePostgresPage(q, page, currentRun, personalData)),
     flush: () => session.flush(),
     readStream: (stream) => session.turn((q) => read.readStream(q, stream)),
     readProgress: (stream) => session.turn((q) => read.readProgress(q, stream)),

@@ -1,0 +1,40 @@
+/**
+ * The few ways the mirror's SQL differs between SQLite and PostgreSQL, as data: the statements are
+ * written once (page-sql.ts) with `?` placeholders and these pieces.
+ */
+
+export interface Dialect {
+  /** The statement with its `?` placeholders as this database binds them. */
+  marks(sql: string): string;
+  /** SQL true when `column` is one of the ids bound, as `list` binds them, at one `?`. */
+  oneOf(column: string): string;
+  /** A list of ids as one bound value. */
+  list(ids: readonly string[]): unknown;
+  /** The later of two ISO 8601 UTC texts, compared byte by byte; null when either is. */
+  later(a: string, b: string): string;
+  /** Most rows one multi-row INSERT of `width` values a row takes. */
+  rowsPerInsert(width: number): number;
+}
+
+export const SQLITE: Dialect = {
+  marks: (sql) => sql,
+  // The ids travel as one JSON array; SQLite looks each up in the primary key.
+  oneOf: (column) => `${column} IN (SELECT value FROM json_each(?))`,
+  list: (ids) => JSON.stringify(ids),
+  later: (a, b) => `max(${a}, ${b})`,
+  // A prepared statement per size: 64 rows keep them few, and far below SQLite's 32,766 variables.
+  rowsPerInsert: () => 64,
+};
+
+export const POSTGRES: Dialect = {
+  marks: (sql) => {
+    let n = 0;
+    return sql.replace(/\?/g, () => `$${++n}`);
+  },
+  oneOf: (column) => `${column} = ANY(?)`,
+  list: (ids) => ids,
+  // Under the C collation, whatever the database's: ISO text then compares in time order.
+  later: (a, b) => `CASE WHEN ${a} COLLATE "C" > ${b} COLLATE "C" THEN ${a} ELSE ${b} END`,
+  // PostgreSQL binds at most 65,535 parameters in one statement.
+  rowsPerInsert: (width) => Math.floor(65_535 / width),
+};
