@@ -1,62 +1,119 @@
-/** The composition root: the one place that constructs the real adapters from the config. */
+/** The composition root: the one place that constructs the real adapters, each command's as it needs them. */
 import type { pino } from "pino";
 import { createApiClient, type RequestEvent } from "./api/client.js";
-import type { Config } from "./config/config.js";
-import { requireApi } from "./config/config.js";
+import { systemClock } from "./clock.js";
+import { type Config, requireApi, sqliteFile } from "./config/config.js";
 import { apiUrlProblem } from "./config/transport.js";
+import type { Metrics } from "./daemon/metrics.js";
 import { createLogger } from "./logger.js";
-import { type Mirror, openMirror } from "./store/index.js";
+import { type Mirror, openMirror, type Store } from "./store/index.js";
 import { personalDataPolicy } from "./store/personal-data.js";
-import type { Clock, PartnerApi } from "./sync/ports.js";
+import { streamName } from "./sync/feed/walk.js";
+import type { PartnerApi, TimerClock } from "./sync/ports.js";
 import { guardSource } from "./sync/source-guard.js";
 
-export const systemClock: Clock = { now: () => new Date() };
+export { systemClock };
 
-export interface App {
-  api: PartnerApi;
-  store: Mirror;
-  clock: Clock;
+/** What a command needs built; nothing else is. */
+export interface Needs {
+  /** The mirror to write (created and migrated if need be), or to read: it must exist, nothing changes. */
+  mirror: "writer" | "reader";
+  /** The partner API client, checked against the mirror's source; the API settings are then required. */
+  api?: true;
+  /** The daemon's metrics: every HTTP attempt counted, the checkpoint's lag read at scrape time. */
+  metrics?: true;
+  /** A command that reads the file with SQL: a PostgreSQL mirror is refused before anything opens. */
+  sqlite?: { command: string; instead: string };
+}
+
+/** A command's world: the core's ports as `N` asks for them (what it did not ask for may be undefined). */
+export interface App<N extends Omit<Needs, "mirror"> = { api: true }> {
+  api: N extends { api: true } ? PartnerApi : PartnerApi | undefined;
+  store: N extends { sqlite: object } ? Store : Mirror;
+  metrics: N extends { metrics: true } ? Metrics : Metrics | undefined;
+  clock: TimerClock;
   logger: pino.Logger;
+  /** Closes the mirror; a second call does nothing. */
   close(): Promise<void>;
 }
 
-export interface AppOptions {
-  logger?: pino.Logger;
-  /** Observes every HTTP attempt (metrics). */
-  onRequest?: (event: RequestEvent) => void;
+/** Builds what `needs` names; errors (a missing API setting, a mirror that cannot open) come before any use. */
+export async function openApp<N extends Omit<Needs, "mirror">>(
+  config: Config,
+  { needs }: { needs: N & Pick<Needs, "mirror"> },
+): Promise<App<N>> {
+  if (needs.sqlite) sqliteFile(config, needs.sqlite.command, needs.sqlite.instead);
+  const source = needs.api ? requireApi(config) : undefined;
+  const logger = createLogger({ level: config.logLevel });
+  if (source) warnAboutSource(source, logger);
+  const store =
+    needs.mirror === "reader"
+      ? await openMirror(config.database, { readonly: true })
+      : await openMirror(config.database, {
+          logger,
+          clock: systemClock,
+          personalData: personalDataPolicy(config.personalData, config.personalDataKey),
+          mode: config.dbMode,
+        });
+  let closing: Promise<void> | undefined;
+  const close = () => {
+    closing ??= Promise.resolve(store.close());
+    return closing;
+  };
+  try {
+    const metrics = needs.metrics ? await daemonMetrics(config, store) : undefined;
+    const api = source && apiClient(source, { store, logger, onRequest: metrics?.onRequest });
+    return { api, store, metrics, clock: systemClock, logger, close } as App<N>;
+  } catch (err) {
+    await close();
+    throw err;
+  }
 }
 
-/** Opens the database (applying migrations) and builds the API client, checked against the mirror's source. */
-export async function openApp(config: Config, options: AppOptions = {}): Promise<App> {
-  const { apiBaseUrl, apiToken } = requireApi(config);
-  const logger = options.logger ?? createLogger({ level: config.logLevel });
-  if (config.apiAllowInsecure && apiUrlProblem(apiBaseUrl, false))
+/** Says what the settings risk: a token over plain http, hashes anyone can reverse. */
+function warnAboutSource(config: Config & { apiBaseUrl: string }, logger: pino.Logger): void {
+  if (config.apiAllowInsecure && apiUrlProblem(config.apiBaseUrl, false))
     logger.warn(
-      { baseUrl: apiBaseUrl },
+      { baseUrl: config.apiBaseUrl },
       "BOOKING_API_ALLOW_INSECURE=true: the token is sent over plain http",
     );
-  const personalData = personalDataPolicy(config.personalData, config.personalDataKey);
-  if (personalData?.mode === "hash" && config.personalDataKey === undefined)
+  if (config.personalData === "hash" && config.personalDataKey === undefined)
     logger.warn(
       "SYNC_PERSONAL_DATA=hash without SYNC_PERSONAL_DATA_KEY: a phone number's hash can be reversed by hashing every number",
     );
-  const store = await openMirror(config.database, {
-    logger,
-    personalData,
-    mode: Number.parseInt(config.dbMode, 8),
-  });
+}
+
+/** The API client, checked against the mirror's source: no command writes another source's bookings. */
+function apiClient(
+  config: Config & { apiBaseUrl: string; apiToken: string },
+  o: { store: Mirror; logger: pino.Logger; onRequest: ((event: RequestEvent) => void) | undefined },
+): PartnerApi {
   const client = createApiClient({
-    baseUrl: apiBaseUrl,
-    token: apiToken,
+    baseUrl: config.apiBaseUrl,
+    token: config.apiToken,
     timeoutMs: config.timeoutMs,
     maxRetries: config.maxRetries,
     maxBodyBytes: config.maxResponseMb * 1024 * 1024,
     // One bound for the whole run: a fill's slices and pages, a backfill's pages, share the client.
     maxInFlight: config.concurrency,
-    logger,
-    onRequest: options.onRequest,
+    logger: o.logger,
+    onRequest: o.onRequest,
   });
-  // Every command that reads the API goes through here: none writes another source's bookings.
-  const api = guardSource(client, { store, baseUrl: apiBaseUrl, clock: systemClock, logger });
-  return { api, store, clock: systemClock, logger, close: async () => store.close() };
+  return guardSource(client, {
+    store: o.store,
+    baseUrl: config.apiBaseUrl,
+    clock: systemClock,
+    logger: o.logger,
+  });
+}
+
+/** The daemon's metrics; prom-client is loaded for the daemon alone. */
+async function daemonMetrics(config: Config, store: Mirror): Promise<Metrics> {
+  const { createMetrics } = await import("./daemon/metrics.js");
+  const stream = streamName(config.bookingType);
+  // Committed checkpoints, on the readers' connection: a scrape never waits behind a batch.
+  return createMetrics({
+    clock: systemClock,
+    readCheckpoints: async () => ({ [stream]: (await store.readCheckpoints())[stream] ?? null }),
+  });
 }

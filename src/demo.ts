@@ -3,12 +3,9 @@
  * Its config points at the simulator, so it can never run against a real API by accident.
  */
 import { rmSync } from "node:fs";
-import { openApp } from "./app.js";
+import { runAsReader, runAsWriter } from "./cli/command.js";
 import { syncSummary } from "./cli/output.js";
-import { loadConfig } from "./config/config.js";
-import { createLogger } from "./logger.js";
 import { startSimulator } from "./simulator/index.js";
-import { openStore } from "./store/index.js";
 import { runSync } from "./sync/run-sync.js";
 
 const DB = "./data/demo.db";
@@ -26,44 +23,54 @@ async function demo(): Promise<number> {
   const say = (line: string) => process.stdout.write(`${line}\n`);
   say(`simulator: ${BOOKINGS} bookings at ${sim.url} (runs of 3 share a createdAt)`);
   for (const suffix of ["", "-wal", "-shm"]) rmSync(DB + suffix, { force: true });
-  const env = { LOG_LEVEL: process.env.LOG_LEVEL ?? "warn", BOOKING_DB_PATH: DB };
-  const config = loadConfig({
-    env: { ...env, BOOKING_API_BASE_URL: sim.url, BOOKING_API_TOKEN: "sim-token" },
-  });
-  const app = await openApp(config, { logger: createLogger({ level: config.logLevel }) });
-  const deps = { ...app, signal: new AbortController().signal };
-  // An empty mirror is far behind: the cold run fills it in slices of time at once, with details.
-  const options = {
-    pageSize: config.pageSize,
-    lookbackSeconds: config.lookbackSeconds,
-    details: true,
-    concurrency: config.concurrency,
+  const env = {
+    LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",
+    BOOKING_DB_PATH: DB,
+    BOOKING_API_BASE_URL: sim.url,
+    BOOKING_API_TOKEN: "sim-token",
   };
   try {
-    const cold = await runSync(deps, options);
-    say(`cold:        ${syncSummary(cold)}`);
-    sim.insert(42);
-    const warm = await runSync(deps, options);
-    say(`incremental: ${syncSummary(warm)}`);
-    const again = await runSync(deps, options);
-    say(`again:       ${syncSummary(again)}`);
-    const ok = [cold, warm, again].every((r) => r.status === "success");
+    const synced = await runAsWriter(
+      {},
+      { api: true },
+      async ({ app, config, signal }) => {
+        // An empty mirror is far behind: the cold run fills it in slices of time at once, with details.
+        const options = {
+          pageSize: config.pageSize,
+          lookbackSeconds: config.lookbackSeconds,
+          details: true,
+          concurrency: config.concurrency,
+        };
+        const deps = { ...app, signal };
+        const cold = await runSync(deps, options);
+        say(`cold:        ${syncSummary(cold)}`);
+        sim.insert(42);
+        const warm = await runSync(deps, options);
+        say(`incremental: ${syncSummary(warm)}`);
+        const again = await runSync(deps, options);
+        say(`again:       ${syncSummary(again)}`);
+        return [cold, warm, again].every((r) => r.status === "success") ? 0 : 1;
+      },
+      { env },
+    );
     say("");
     say(`mirror: ${DB}. What an analyst can ask it (docs/queries.md has more):`);
-    await app.close();
-    const reader = openStore(DB, { readonly: true });
-    try {
-      for (const sql of QUERIES) {
-        say(`\n  sqlite3 ${DB} "${sql}"`);
-        for (const row of reader.db.prepare(sql).all())
-          say(`    ${Object.values(row as object).join(" | ")}`);
-      }
-    } finally {
-      reader.close();
-    }
-    return ok ? 0 : 1;
+    const sqlite = { command: "demo", instead: "the demo keeps its mirror in a SQLite file" };
+    const read = await runAsReader(
+      {},
+      { sqlite },
+      ({ app }) => {
+        for (const sql of QUERIES) {
+          say(`\n  sqlite3 ${DB} "${sql}"`);
+          for (const row of app.store.db.prepare(sql).all())
+            say(`    ${Object.values(row as object).join(" | ")}`);
+        }
+        return 0;
+      },
+      { env },
+    );
+    return Math.max(synced, read);
   } finally {
-    await app.close();
     await sim.close();
   }
 }

@@ -156,9 +156,9 @@ describe("TRIGGER_TOKEN_FILE", () => {
 
 describe("BOOKING_DB_MODE", () => {
   it("defaults to 0600 and takes 0640 or 0644, with or without the leading zero", () => {
-    expect(loadConfig({ env: {} }).dbMode).toBe("0600");
-    expect(loadConfig({ env: { BOOKING_DB_MODE: "640" } }).dbMode).toBe("0640");
-    expect(loadConfig({ env: { BOOKING_DB_MODE: "0644" } }).dbMode).toBe("0644");
+    expect(loadConfig({ env: {} }).dbMode).toBe(0o600);
+    expect(loadConfig({ env: { BOOKING_DB_MODE: "640" } }).dbMode).toBe(0o640);
+    expect(loadConfig({ env: { BOOKING_DB_MODE: "0644" } }).dbMode).toBe(0o644);
   });
 
   it.each(["0666", "0755", "0400", "rw-r-----", "640x"])("refuses %s, saying what is accepted", (mode) => {

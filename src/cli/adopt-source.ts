@@ -2,8 +2,8 @@
 import type { Command } from "commander";
 import { saveSource, sourceAddress } from "../sync/source.js";
 import { readSourceRecord } from "../sync/source-guard.js";
+import { runAsWriter } from "./command.js";
 import { EXIT } from "./output.js";
-import { runAsWriter } from "./writer-command.js";
 
 export function registerAdoptSource(program: Command): void {
   program
@@ -19,7 +19,7 @@ export function registerAdoptSource(program: Command): void {
 }
 
 async function adoptAction(flags: Record<string, unknown>): Promise<number> {
-  return runAsWriter(flags, async ({ app, config }) => {
+  return runAsWriter(flags, { api: true }, async ({ app, config }) => {
     const before = await readSourceRecord(app.store);
     const address = sourceAddress(config.apiBaseUrl as string);
     const now = app.clock.now().toISOString();

@@ -2,10 +2,10 @@
 import type { Command } from "commander";
 import { ConfigError } from "../errors.js";
 import { runBackfill } from "../sync/backfill/backfill.js";
+import { runAsWriter } from "./command.js";
 import { withApiOptions } from "./options.js";
 import { backfillSummary } from "./output.js";
 import { progressView } from "./progress.js";
-import { runAsWriter } from "./writer-command.js";
 
 export function registerBackfill(program: Command): void {
   withApiOptions(program.command("backfill"))
@@ -51,6 +51,7 @@ function checkFlags(flags: Record<string, unknown>): void {
 async function backfillAction(flags: Record<string, unknown>): Promise<number> {
   return runAsWriter(
     flags,
+    { api: true },
     async ({ app, config, signal, exit }) => {
       const view = progressView({ label: "backfill", logger: app.logger });
       // Cleared at once, so the lines logged while the run stops are not drawn over.
@@ -71,6 +72,6 @@ async function backfillAction(flags: Record<string, unknown>): Promise<number> {
       process.stdout.write(`${backfillSummary(report)}\n`);
       return exit(report, "`booking-sync backfill` resumes where it left off");
     },
-    () => checkFlags(flags),
+    { check: () => checkFlags(flags) },
   );
 }

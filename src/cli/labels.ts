@@ -1,13 +1,11 @@
 /** `booking-sync labels import FILE.json` and `labels export`: what the source's state codes mean. */
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import type { Command } from "commander";
 import { z } from "zod";
-import { loadConfig, sqliteFile } from "../config/config.js";
 import { ConfigError, wrapError } from "../errors.js";
-import { openStore, type Store } from "../store/index.js";
 import { exportLabels, importLabels, LABEL_KINDS, type StateLabels } from "../store/labels.js";
-import { EXIT, reportError } from "./output.js";
-import { runAsStoreWriter } from "./store-writer.js";
+import { runAsReader, runAsWriter } from "./command.js";
+import { EXIT } from "./output.js";
 
 const EXAMPLE = '{ "booking_state": { "1": "pending", "2": "confirmed" }, "order_state": { "0": "new" } }';
 const KINDS_TEXT = `${LABEL_KINDS.slice(0, -1).join(", ")} or ${LABEL_KINDS.at(-1)}`;
@@ -41,8 +39,8 @@ export function registerLabels(program: Command): void {
     .description(
       "print every state label as JSON in the import file's format (read-only; safe during a sync)",
     )
-    .action(function (this: Command) {
-      (this as Command & { exitCode?: number }).exitCode = exportAction(this.optsWithGlobals());
+    .action(async function (this: Command) {
+      (this as Command & { exitCode?: number }).exitCode = await exportAction(this.optsWithGlobals());
     });
 }
 
@@ -52,47 +50,38 @@ function importAction(file: string, flags: Record<string, unknown>): Promise<num
   const check = () => {
     labels = readLabelsFile(file);
   };
-  return runAsStoreWriter(
-    "labels import",
+  return runAsWriter(
     flags,
-    ({ store }) => {
-      const counts = importLabels(store.db, labels);
+    {
+      sqlite: {
+        command: "labels import",
+        instead: "run it against the SQLite mirror, or write the table with SQL",
+      },
+    },
+    ({ app }) => {
+      const counts = importLabels(app.store.db, labels);
       const total = Object.values(counts).reduce((a, b) => a + b, 0);
       const each = LABEL_KINDS.map((k) => `${k} ${counts[k]}`).join(", ");
       process.stdout.write(`imported ${total} label${total === 1 ? "" : "s"} (${each})\n`);
       return EXIT.ok;
     },
-    check,
+    { check },
   );
 }
 
-function exportAction(flags: Record<string, unknown>): number {
-  let store: Store | undefined;
-  try {
-    const dbPath = sqliteFile(
-      loadConfig({ flags, env: process.env }),
-      "labels export",
-      "read the table with SQL: SELECT kind, code, label FROM state_labels",
-    );
-    if (!existsSync(dbPath)) {
-      throw new ConfigError(`database ${dbPath} does not exist`, {
-        hint: "point BOOKING_DB_PATH (--db) at the mirror, or create it with `booking-sync migrate`",
-      });
-    }
-    store = openStore(dbPath, { readonly: true });
+function exportAction(flags: Record<string, unknown>): Promise<number> {
+  const instead = "read the table with SQL: SELECT kind, code, label FROM state_labels";
+  return runAsReader(flags, { sqlite: { command: "labels export", instead } }, ({ app }) => {
     let labels: StateLabels;
     try {
-      labels = exportLabels(store.db);
+      labels = exportLabels(app.store.db);
     } catch (err) {
-      throw wrapError(`read state labels from ${dbPath} (run \`booking-sync migrate\` if it is old)`, err);
+      const fix = "(run `booking-sync migrate` if it is old)";
+      throw wrapError(`read state labels from ${app.store.path} ${fix}`, err);
     }
     process.stdout.write(`${JSON.stringify(labels, null, 2)}\n`);
     return EXIT.ok;
-  } catch (err) {
-    return reportError(err);
-  } finally {
-    store?.close();
-  }
+  });
 }
 
 /** Reads and validates a labels file; a ConfigError (exit 2) names the path and the first bad entry. */

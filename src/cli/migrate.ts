@@ -1,9 +1,7 @@
 /** `booking-sync migrate`: create or upgrade the database schema (every command also does this on open). */
 import type { Command } from "commander";
-import { loadConfig } from "../config/config.js";
-import { createLogger } from "../logger.js";
-import { openMirror } from "../store/index.js";
-import { EXIT, reportError } from "./output.js";
+import { runAsWriter } from "./command.js";
+import { EXIT } from "./output.js";
 
 export function registerMigrate(program: Command): void {
   program
@@ -16,18 +14,15 @@ export function registerMigrate(program: Command): void {
     });
 }
 
-async function migrateAction(flags: Record<string, unknown>): Promise<number> {
-  try {
-    const config = loadConfig({ flags, env: process.env });
-    const store = await openMirror(config.database, {
-      logger: createLogger({ level: config.logLevel }),
-      mode: Number.parseInt(config.dbMode, 8),
-    });
-    const where = store.location;
-    await store.close();
-    process.stdout.write(`database ${where} is up to date\n`);
-    return EXIT.ok;
-  } catch (err) {
-    return reportError(err);
-  }
+function migrateAction(flags: Record<string, unknown>): Promise<number> {
+  // Opening the mirror as its writer migrates it.
+  return runAsWriter(
+    flags,
+    {},
+    ({ app }) => {
+      process.stdout.write(`database ${app.store.location} is up to date\n`);
+      return EXIT.ok;
+    },
+    { lease: "none" },
+  );
 }

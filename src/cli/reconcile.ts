@@ -3,10 +3,10 @@ import type { Command } from "commander";
 import { ConfigError } from "../errors.js";
 import { withheldText } from "../sync/list/missing-share.js";
 import { type ReconcileReport, runReconcile } from "../sync/list/reconcile.js";
+import { runAsWriter } from "./command.js";
 import { withApiOptions } from "./options.js";
 import { EXIT, reconcileSummary } from "./output.js";
 import { progressView } from "./progress.js";
-import { runAsWriter } from "./writer-command.js";
 
 const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 
@@ -60,6 +60,7 @@ async function reconcileAction(flags: Record<string, unknown>): Promise<number> 
   };
   return runAsWriter(
     flags,
+    { api: true },
     async ({ app, config, signal, exit }) => {
       const view = progressView({ label: "reconcile", logger: app.logger });
       signal.addEventListener("abort", () => view.stop(), { once: true });
@@ -90,7 +91,7 @@ async function reconcileAction(flags: Record<string, unknown>): Promise<number> 
       );
       return code === EXIT.ok ? withheldExit(report) : code;
     },
-    check,
+    { check },
   );
 }
 

@@ -1,14 +1,11 @@
 /** `booking-sync rewrite-personal-data`: applies SYNC_PERSONAL_DATA to what the mirror already holds. */
 import type { Command } from "commander";
-import { systemClock } from "../app.js";
-import { loadConfig, sqliteFile } from "../config/config.js";
+import type { Config } from "../config/config.js";
 import { ConfigError } from "../errors.js";
-import { createLogger } from "../logger.js";
-import { openStore, type Store } from "../store/index.js";
-import { personalDataPolicy } from "../store/personal-data.js";
+import { type PersonalData, personalDataPolicy } from "../store/personal-data.js";
 import { rewritePersonalData } from "../store/personal-rewrite.js";
-import { takeWriterLease } from "../store/writer-lease.js";
-import { EXIT, reportError } from "./output.js";
+import { runAsWriter } from "./command.js";
+import { EXIT } from "./output.js";
 
 export function registerRewritePersonalData(program: Command): void {
   program
@@ -22,26 +19,14 @@ export function registerRewritePersonalData(program: Command): void {
     });
 }
 
-async function rewriteAction(flags: Record<string, unknown>): Promise<number> {
-  let store: Store | undefined;
-  try {
-    const config = loadConfig({ flags, env: process.env });
-    const mode = config.personalData;
-    const personal = personalDataPolicy(mode, config.personalDataKey, { stored: true });
-    if (!personal) {
-      throw new ConfigError("SYNC_PERSONAL_DATA is keep: there is nothing to rewrite", {
-        hint:
-          "set SYNC_PERSONAL_DATA=hash or drop (or --personal-data); values already hashed or dropped " +
-          "come back only from the source: `booking-sync backfill --restart`",
-      });
-    }
-    const logger = createLogger({ level: config.logLevel });
-    const path = sqliteFile(config, "rewrite-personal-data", "it rewrites SQLite mirrors only, for now");
-    store = openStore(path, { logger });
-    const lease = takeWriterLease(store, { clock: systemClock, logger });
-    if (!lease.acquired) throw new Error(lease.message);
-    try {
-      const report = await rewritePersonalData(store.db, personal, {
+function rewriteAction(flags: Record<string, unknown>): Promise<number> {
+  const sqlite = { command: "rewrite-personal-data", instead: "it rewrites SQLite mirrors only, for now" };
+  return runAsWriter(
+    flags,
+    { sqlite },
+    async ({ app: { store, logger }, config }) => {
+      const mode = config.personalData;
+      const report = await rewritePersonalData(store.db, storedPolicy(config), {
         onBatch: (read) => logger.debug({ bookings: read }, "rewriting personal data"),
       });
       const other = config.personalDataKey === undefined ? report.hashed.keyed : report.hashed.plain;
@@ -56,13 +41,20 @@ async function rewriteAction(flags: Record<string, unknown>): Promise<number> {
         `rewrite-personal-data (${mode}): ${report.bookingsRewritten} of ${report.bookings} bookings rewritten, ` +
           `${report.rejectsRewritten} rejected records\n`,
       );
-    } finally {
-      lease.release();
-    }
-    return EXIT.ok;
-  } catch (err) {
-    return reportError(err);
-  } finally {
-    store?.close();
-  }
+      return EXIT.ok;
+    },
+    // Refused before anything opens.
+    { checkConfig: storedPolicy },
+  );
+}
+
+/** The policy of values already stored; `keep` has nothing to rewrite. */
+function storedPolicy(config: Config): PersonalData {
+  const personal = personalDataPolicy(config.personalData, config.personalDataKey, { stored: true });
+  if (personal) return personal;
+  throw new ConfigError("SYNC_PERSONAL_DATA is keep: there is nothing to rewrite", {
+    hint:
+      "set SYNC_PERSONAL_DATA=hash or drop (or --personal-data); values already hashed or dropped " +
+      "come back only from the source: `booking-sync backfill --restart`",
+  });
 }

@@ -1,9 +1,9 @@
 /** `booking-sync run`: the sidecar. Syncs on a schedule until SIGTERM; serves health, metrics and a trigger. */
 import type { Command } from "commander";
-import { loadConfig } from "../config/config.js";
 import { startDaemon } from "../daemon/run.js";
+import { runAsWriter } from "./command.js";
 import { withApiOptions } from "./options.js";
-import { EXIT, reportError } from "./output.js";
+import { EXIT } from "./output.js";
 
 export function registerRun(program: Command): void {
   withApiOptions(program.command("run"))
@@ -31,13 +31,14 @@ export function registerRun(program: Command): void {
 }
 
 /** Runs the daemon; returns only when it stopped by itself or could not start (a signal exits itself). */
-async function runAction(flags: Record<string, unknown>): Promise<number> {
-  try {
-    const config = loadConfig({ flags, env: process.env });
-    const daemon = await startDaemon(config);
-    await daemon.finished;
-    return EXIT.ok;
-  } catch (err) {
-    return reportError(err);
-  }
+function runAction(flags: Record<string, unknown>): Promise<number> {
+  return runAsWriter(
+    flags,
+    { api: true, metrics: true },
+    async ({ app, config }) => {
+      await (await startDaemon(app, config)).finished;
+      return EXIT.ok;
+    },
+    { lease: "daemon" },
+  );
 }

@@ -1,10 +1,10 @@
 /** `booking-sync sync`: one incremental sync, then exit. */
 import type { Command } from "commander";
 import { runSync } from "../sync/run-sync.js";
+import { runAsWriter } from "./command.js";
 import { withApiOptions } from "./options.js";
 import { syncSummary } from "./output.js";
 import { progressView } from "./progress.js";
-import { runAsWriter } from "./writer-command.js";
 
 export function registerSync(program: Command): void {
   withApiOptions(program.command("sync"))
@@ -22,7 +22,7 @@ export function registerSync(program: Command): void {
 }
 
 function syncAction(flags: Record<string, unknown>): Promise<number> {
-  return runAsWriter(flags, async ({ app, config, signal, exit }) => {
+  return runAsWriter(flags, { api: true }, async ({ app, config, signal, exit }) => {
     // Drawn only while a fill runs: an everyday sync reports nothing until its summary line.
     const view = progressView({ label: "fill", logger: app.logger });
     signal.addEventListener("abort", () => view.stop(), { once: true });

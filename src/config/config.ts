@@ -17,8 +17,8 @@ export interface Config {
   dbPath: string;
   /** Where the mirror is kept: `dbPath`'s file, or PostgreSQL when BOOKING_DB_URL (or `--db`) is a URL. */
   database: Database;
-  /** Octal file mode of a new database (and its -wal/-shm): "0600" (default), "0640" or "0644". */
-  dbMode: "0600" | "0640" | "0644";
+  /** File mode of a new database (and its -wal/-shm): 0o600 (default), 0o640 or 0o644; written in octal. */
+  dbMode: number;
   /** Feed scope; undefined syncs all bookings. */
   bookingType: BookingType | undefined;
   /** Bookings per request, 1–100; default 100. */
@@ -69,6 +69,8 @@ export interface ConfigInput {
   env: Record<string, string | undefined>;
   /** Reads the token file; injectable so the function stays testable. */
   readFile?: (path: string) => string;
+  /** Keys of the only settings read; the others keep their defaults, unread and unchecked. Default all. */
+  only?: readonly string[] | undefined;
 }
 
 /** Builds and validates the config. Throws ConfigError naming the setting and the bad value. */
@@ -76,9 +78,11 @@ export function loadConfig({
   flags = {},
   env,
   readFile = (p) => readFileSync(p, "utf8"),
+  only,
 }: ConfigInput): Config {
   const out: Record<string, unknown> = {};
-  for (const setting of SETTINGS) out[setting.key] = resolve(setting, flags, env);
+  for (const setting of SETTINGS)
+    out[setting.key] = only?.includes(setting.key) === false ? setting.default : resolve(setting, flags, env);
   out.apiToken = resolveToken(API_TOKEN, out.apiToken, out.apiTokenFile, readFile);
   out.triggerToken = resolveToken(TRIGGER_TOKEN, out.triggerToken, out.triggerTokenFile, readFile);
   delete out.apiTokenFile;
@@ -152,7 +156,8 @@ function shown(setting: Setting, raw: unknown): string {
 /** The `Try:` of a bad value: unsetting is offered only where it means something. */
 function fixHint(setting: Setting, name: string): string {
   if (setting.required) return `fix ${name}: it is required and has no default`;
-  if (setting.default !== undefined) return `fix ${name}, or unset it for the default (${setting.default})`;
+  if (setting.default !== undefined)
+    return `fix ${name}, or unset it for the default (${shownDefault(setting)})`;
   return setting.unset ? `fix ${name}, or unset it ${setting.unset}` : `fix ${name}, or unset it`;
 }
 
@@ -257,6 +262,10 @@ function checkApiUrl(
   );
 }
 
+function shownDefault(setting: Setting): string {
+  return setting.shownDefault ?? String(setting.default);
+}
+
 function kebab(s: string): string {
   return s.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 }
@@ -266,7 +275,7 @@ export function describeEnvironment(): string {
   const width = Math.max(...SETTINGS.map((s) => s.env?.length ?? 0));
   const rows = SETTINGS.filter((s) => s.env).map((s) => {
     const notes = [
-      ...(s.default === undefined ? [] : [`default ${s.default}`]),
+      ...(s.default === undefined ? [] : [`default ${shownDefault(s)}`]),
       ...(s.aliases?.length ? [`also read from ${s.aliases.join(", ")}`] : []),
     ];
     const def = notes.length > 0 ? ` (${notes.join("; ")})` : "";

@@ -20,6 +20,8 @@ export interface Setting {
   schema: z.ZodType;
   /** Used when neither flag nor environment sets it. */
   default: unknown;
+  /** The default as `--help` and errors write it, where `String(default)` would not (an octal mode). */
+  shownDefault?: string;
   /** What is accepted, as the last words of an error and in `--help`. */
   accepts: string;
   /** One line for `--help`. */

@@ -12,6 +12,9 @@ export const DEFAULT_CONCURRENCY = 8;
 /** What the mirror stores of senders' and receivers' personal fields (store/personal-data.ts). */
 export const PERSONAL_DATA_MODES = ["keep", "hash", "drop"] as const;
 
+/** Where the mirror is: all that a command which only reads it reads, so no other setting stops it. */
+export const MIRROR_SETTINGS = ["dbPath", "dbUrl", "dbPasswordFile"] as const;
+
 export const SETTINGS: readonly Setting[] = [
   {
     key: "apiBaseUrl",
@@ -83,8 +86,10 @@ export const SETTINGS: readonly Setting[] = [
     key: "dbMode",
     env: "BOOKING_DB_MODE",
     flag: null,
-    schema: z.enum(["0600", "600", "0640", "640", "0644", "644"]).transform((v) => v.padStart(4, "0")),
-    default: "0600",
+    // Written in octal as chmod takes it; the value is the mode itself.
+    schema: z.enum(["0600", "600", "0640", "640", "0644", "644"]).transform((v) => Number.parseInt(v, 8)),
+    default: 0o600,
+    shownDefault: "0600",
     accepts: "0600 (owner only), 0640 (its group may read) or 0644 (every local user may read)",
     help: "mode of a new database file and its -wal/-shm: 0600, 0640 or 0644 (new folders 0700/0750/0755)",
   },

@@ -2,22 +2,22 @@
  * The `run` daemon's composition and the one stop sequence its parts share: quiet while healthy,
  * specific when not, safe to kill at any moment.
  */
-import type { pino } from "pino";
-import { type App, openApp } from "../app.js";
+import type { App } from "../app.js";
 import type { Config } from "../config/config.js";
 import { streamName } from "../sync/feed/walk.js";
 import { errorText } from "./error-text.js";
 import { createHealth, fillReadiness, type Health } from "./health.js";
 import { type HttpServerHandle, startHttpServer, triggerGuard, triggerRefusal } from "./http.js";
-import { createMetrics, type Metrics } from "./metrics.js";
+import type { Metrics } from "./metrics.js";
 import { createRunner, type Runner } from "./runner.js";
 import { createScheduler, type Scheduler, schedulePeriodSeconds, type Ticker } from "./scheduler.js";
 import { installShutdown, type SignalProcess } from "./shutdown.js";
 import { withheldView } from "./withheld.js";
 
+/** The daemon's world: the API client, the mirror to write and the metrics (`openApp`). */
+export type DaemonApp = App<{ api: true; metrics: true }>;
+
 export interface DaemonOptions {
-  /** Default: a logger at `config.logLevel` on stderr. */
-  logger?: pino.Logger | undefined;
   /** Consecutive runs the API must reject the token on (HTTP 401/403) before the daemon stops; default 3. */
   maxAuthRejects?: number | undefined;
   /** Whose SIGTERM/SIGINT stop the daemon (and who exits); default the real `process`. */
@@ -43,7 +43,7 @@ interface FatalHook {
 
 interface Parts {
   config: Config;
-  app: App;
+  app: DaemonApp;
   health: Health;
   metrics: Metrics;
   runner: Runner;
@@ -51,34 +51,29 @@ interface Parts {
   http: HttpServerHandle | undefined;
 }
 
-/** Starts the daemon, syncing at once and then on schedule; rejects on bad config or an unbindable port. */
-export async function startDaemon(config: Config, options: DaemonOptions = {}): Promise<Daemon> {
-  const stream = streamName(config.bookingType);
-  // The lag reads the stored checkpoint at scrape time, so it is right from the first scrape.
-  const metrics = createMetrics({
-    // Committed checkpoints, on the readers' connection: a scrape never waits behind a batch.
-    readCheckpoints: async () => ({ [stream]: (await app.store.readCheckpoints())[stream] ?? null }),
-  });
-  const app = await openApp(config, { logger: options.logger, onRequest: metrics.onRequest });
+/**
+ * Starts the daemon on `app`, syncing at once and then on schedule; rejects on an unbindable port.
+ * It takes the writer lease run by run, and closes `app` when it stops.
+ */
+export async function startDaemon(
+  app: DaemonApp,
+  config: Config,
+  options: DaemonOptions = {},
+): Promise<Daemon> {
   // The runner reports a fatal error before the stop sequence exists; `launch` fills this in.
   const fatal: FatalHook = { stop: () => undefined };
-  try {
-    const parts = await assemble(config, app, metrics, options, (error) => fatal.stop(error));
-    return launch(parts, options, fatal);
-  } catch (err) {
-    await app.close();
-    throw err;
-  }
+  const parts = await assemble(config, app, options, (error) => fatal.stop(error));
+  return launch(parts, options, fatal);
 }
 
 /** Builds everything that does not run yet: readiness, runner, scheduler, the HTTP endpoint. */
 async function assemble(
   config: Config,
-  app: App,
-  metrics: Metrics,
+  app: DaemonApp,
   options: DaemonOptions,
   onFatal: (error: Error) => void,
 ): Promise<Parts> {
+  const { metrics } = app;
   const readyMaxAgeSeconds = config.readyMaxAgeSeconds ?? 3 * schedulePeriodSeconds(config.schedule);
   const health = createHealth({ readyMaxAgeSeconds });
   const runner = createRunner({
