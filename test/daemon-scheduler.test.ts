@@ -1,6 +1,6 @@
 import { type EventEmitter, once } from "node:events";
 import { getTasks } from "node-cron";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import {
   createScheduler,
   type RunReason,
@@ -257,28 +257,35 @@ describe("scheduler", () => {
     expect(() => make("* * * * *", "nope")).toThrow(/reconcile schedule/);
   });
 
-  it("ticks on the real node-cron clock (every second) and stops its task", async () => {
-    const tasksBefore = getTasks().size;
-    const logger = memoryLogger();
-    const ends: RunReason[] = [];
-    const scheduler = createScheduler({
-      schedule: "* * * * * *",
-      logger,
-      runOnce: async (reason) => {
-        ends.push(reason);
-      },
+  it("ticks on node-cron's schedule as time passes, and stops its task", async () => {
+    // node-cron reads the global clock, so vitest's fake timers move it: minutes pass at once.
+    vi.useFakeTimers({
+      now: Date.parse("2026-01-01T00:00:30.000Z"),
+      toFake: ["setTimeout", "clearTimeout", "Date"],
     });
-    const ticked = new Promise<void>((resolve) => {
-      scheduler.events.on("run:end", () => {
-        if (ends.filter((r) => r === "schedule").length >= 2) resolve();
+    try {
+      const tasksBefore = getTasks().size;
+      const reasons: RunReason[] = [];
+      const scheduler = createScheduler({
+        schedule: "* * * * *",
+        logger: memoryLogger(),
+        runOnce: async (reason) => void reasons.push(reason),
       });
-    });
-    scheduler.start();
-    expect(getTasks().size).toBe(tasksBefore + 1);
-    await ticked;
-    await scheduler.stop();
-    expect(ends[0]).toBe("startup");
-    expect(getTasks().size).toBe(tasksBefore);
+      scheduler.start();
+      expect(getTasks().size).toBe(tasksBefore + 1);
+      await vi.advanceTimersByTimeAsync(29_000);
+      expect(reasons).toEqual(["startup"]);
+      await vi.advanceTimersByTimeAsync(1_000);
+      expect(reasons).toEqual(["startup", "schedule"]);
+      await vi.advanceTimersByTimeAsync(120_000);
+      expect(reasons).toEqual(["startup", "schedule", "schedule", "schedule"]);
+      await scheduler.stop();
+      expect(getTasks().size).toBe(tasksBefore);
+      await vi.advanceTimersByTimeAsync(120_000);
+      expect(reasons).toHaveLength(4);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("derives a schedule's period in seconds", () => {

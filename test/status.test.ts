@@ -4,8 +4,10 @@
  */
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { DEFAULT_BATCH } from "../src/store/batch.js";
 import type { Status } from "../src/store/status.js";
 import type { PartnerApi } from "../src/sync/ports.js";
+import { fixedClock } from "./support/fakes.js";
 import { analyst, type CliResult, type Harness, harness, runCli } from "./support/harness.js";
 
 let h: Harness | undefined;
@@ -239,19 +241,31 @@ describe("booking-sync status", () => {
   });
 
   it("reads while a sync is running, inside its open write transaction", async () => {
-    let during: { cli: Promise<CliResult>; total: number; writing: boolean } | undefined;
+    // The store's batches commit only when this test moves its clock (or the run ends), so the
+    // status subprocess, however slow to start, runs while a batch is open.
+    const clock = fixedClock(Date.now());
+    let during: { cli: Promise<CliResult>; total: number; writing: boolean; after?: boolean } | undefined;
+    let committedOne = false;
     h = await harness({
       bookings: 300,
       pageSize: 50,
-      // At the first feed request after a page was saved, before its batch commits.
+      storeClock: clock,
+      // At a feed request while a saved page waits for its commit: the first time, its time is up;
+      // the second time, status reads.
       wrapApi: (api): PartnerApi => ({
         fetchRecent: async (q, s) => {
           if (!during && h?.store.db.inTransaction) {
-            const reader = analyst(h.dbPath);
-            const total = reader.prepare("SELECT count(*) FROM bookings").pluck().get() as number;
-            reader.close();
-            during = { cli: status(h.dbPath, "--json"), total, writing: h.store.db.inTransaction };
-            await during.cli;
+            if (!committedOne) {
+              committedOne = true;
+              clock.advance(DEFAULT_BATCH.ms);
+            } else {
+              const reader = analyst(h.dbPath);
+              const total = reader.prepare("SELECT count(*) FROM bookings").pluck().get() as number;
+              reader.close();
+              during = { cli: status(h.dbPath, "--json"), total, writing: h.store.db.inTransaction };
+              await during.cli;
+              during.after = h.store.db.inTransaction;
+            }
           }
           return api.fetchRecent(q, s);
         },
@@ -259,11 +273,15 @@ describe("booking-sync status", () => {
       }),
     });
     expect((await h.sync()).status).toBe("success");
-    expect(during).toMatchObject({ writing: true });
+    // Open before the subprocess started and still open once it exited: it read inside the batch.
+    expect(during).toMatchObject({ writing: true, after: true });
     const r = await (during?.cli as Promise<CliResult>);
     expect(r.code).toBe(0);
     const s = parsed(r);
     expect(s.runs[0]).toMatchObject({ status: "running", finishedAt: null, durationSeconds: null });
+    // What the moved clock committed, not the open batch's pages, nor the whole source.
+    expect(during?.total).toBeGreaterThan(0);
+    expect(during?.total).toBeLessThan(300);
     expect(s.bookings.total).toBe(during?.total);
   });
 });

@@ -1,43 +1,24 @@
 /**
- * The store's one batching rule (store/batch.ts), through real files: saved pages become visible
- * to other connections together with their progress, by count, by age, before any other write, and
- * at close; a page that fails is undone alone; a process killed mid-batch leaves the last commit.
+ * The store's one batching rule (store/batch.ts), through real databases and a clock the test moves:
+ * on both backends, saved pages become visible to other connections together with their progress,
+ * by count, `ms` after a transaction's first page, before any other write, and at close. On SQLite,
+ * a page that fails is undone alone and a process killed mid-batch leaves the last commit
+ * (PostgreSQL's differences: postgres-session.test.ts).
  */
 import { spawnSync } from "node:child_process";
 import { pathToFileURL } from "node:url";
 import Database from "better-sqlite3";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { BatchRule } from "../src/store/batch.js";
 import { openStore, type Store } from "../src/store/index.js";
+import type { Mirror } from "../src/store/store.js";
+import { fixedClock, type TestClock } from "./support/fakes.js";
+import { type MirrorSql, mirrorSql, openBackendMirror } from "./support/mirror-harness.js";
+import { describeBackends } from "./support/postgres.js";
 import { feedBatch, okSummary, summaryRaw, tempDir } from "./support/store-fixtures.js";
 
 const T1 = "2026-01-01T00:00:00.000Z";
-
-let tmp: ReturnType<typeof tempDir>;
-let store: Store | undefined;
-let reader: Database.Database | undefined;
-beforeEach(() => {
-  tmp = tempDir();
-});
-afterEach(() => {
-  reader?.close();
-  store?.close();
-  reader = undefined;
-  store = undefined;
-  tmp.cleanup();
-});
-
-/** What another connection sees: the bookings and the `feed` stream's saved progress. */
-function seen(): { ids: string[]; pages: number | null } {
-  reader ??= new Database(tmp.file(), { readonly: true });
-  const db = reader;
-  const ids = (db.prepare("SELECT id FROM bookings ORDER BY id").all() as Array<{ id: string }>).map(
-    (r) => r.id,
-  );
-  const state = db.prepare("SELECT progress_json AS p FROM sync_state WHERE stream = 'feed'").get() as
-    | { p: string | null }
-    | undefined;
-  return { ids, pages: state?.p ? (JSON.parse(state.p) as { pages: number }).pages : null };
-}
+const HOUR = 3_600_000;
 
 /** Page `i`: booking `i`, and progress saying `i` pages were read. */
 function page(i: number) {
@@ -55,36 +36,90 @@ function page(i: number) {
 
 const id = (i: number) => `bk${String(i).padStart(6, "0")}`;
 
-describe("the batching rule", () => {
-  it("commits every `pages` pages, rows and progress together", () => {
-    const s = openStore(tmp.file(), { batch: { pages: 3, ms: 3_600_000 } });
-    store = s;
-    s.save(page(1));
-    s.save(page(2));
-    expect(seen()).toEqual({ ids: [], pages: null });
-    s.save(page(3));
-    expect(seen()).toEqual({ ids: [id(1), id(2), id(3)], pages: 3 });
-    s.save(page(4));
-    expect(seen().pages).toBe(3);
+/** The bookings and the `feed` stream's saved page count, as rows of another connection. */
+type Seen = { ids: string[]; pages: number | null };
+function seenIn(ids: Array<{ id: string }>, state: Array<{ p: string | null }>): Seen {
+  const p = state[0]?.p;
+  return { ids: ids.map((r) => r.id), pages: p ? (JSON.parse(p) as { pages: number }).pages : null };
+}
+
+describeBackends("the batching rule", ({ kind, url }) => {
+  let mirror: Mirror | undefined;
+  let sql: MirrorSql | undefined;
+  let clock: TestClock;
+  afterEach(async () => {
+    await sql?.close();
+    await mirror?.close();
+    sql = undefined;
+    mirror = undefined;
   });
 
-  it("commits a page once it has waited `ms`, with no further page", async () => {
-    const s = openStore(tmp.file(), { batch: { pages: 100, ms: 30 } });
-    store = s;
-    s.save(page(1));
-    expect(seen().ids).toEqual([]);
-    await vi.waitFor(() => expect(seen()).toEqual({ ids: [id(1)], pages: 1 }), { timeout: 5000 });
-    expect(s.db.inTransaction).toBe(false);
+  const open = async (batch: BatchRule): Promise<Mirror> => {
+    const location = await url();
+    clock = fixedClock(Date.parse(T1));
+    mirror = await openBackendMirror(kind, location, { batch, clock });
+    sql = mirrorSql(kind, location);
+    return mirror;
+  };
+  /** What another connection sees. */
+  const seen = async (): Promise<Seen> => {
+    const q = sql?.query ?? (() => Promise.reject(new Error("no mirror open")));
+    return seenIn(
+      await q<{ id: string }>("SELECT id FROM bookings ORDER BY id"),
+      await q<{ p: string | null }>("SELECT progress_json AS p FROM sync_state WHERE stream = 'feed'"),
+    );
+  };
+  /** Moves the clock; PostgreSQL's commit then waits its turn on the writer's connection, as any read does. */
+  const advance = async (ms: number) => {
+    clock.advance(ms);
+    await mirror?.countBookings();
+  };
+
+  it("commits every `pages` pages, rows and progress together", async () => {
+    const m = await open({ pages: 3, ms: HOUR });
+    await m.save(page(1));
+    await m.save(page(2));
+    expect(await seen()).toEqual({ ids: [], pages: null });
+    await m.save(page(3));
+    expect(await seen()).toEqual({ ids: [id(1), id(2), id(3)], pages: 3 });
+    await m.save(page(4));
+    expect((await seen()).pages).toBe(3);
   });
 
-  it("commits the saved pages before any other write, and at close", () => {
-    const s = openStore(tmp.file(), { batch: { pages: 100, ms: 3_600_000 } });
-    store = s;
-    s.save(page(1));
-    const run = s.startRun({ kind: "sync", stream: "feed", startedAt: T1, checkpointBefore: null });
-    expect(seen().ids).toEqual([id(1)]);
-    s.save(page(2));
-    s.finishRun(run, {
+  it("commits a transaction `ms` after its first page, not before, with no further page", async () => {
+    const m = await open({ pages: 100, ms: 1000 });
+    await m.save(page(1));
+    await advance(600);
+    await m.save(page(2));
+    await advance(399);
+    expect(clock.pending()).toBe(1);
+    expect(await seen()).toEqual({ ids: [], pages: null });
+    await advance(1);
+    expect(clock.pending()).toBe(0);
+    expect(await seen()).toEqual({ ids: [id(1), id(2)], pages: 2 });
+  });
+
+  it("times each transaction from its own first page: a batch that filled stops its timer", async () => {
+    const m = await open({ pages: 2, ms: 1000 });
+    await m.save(page(1));
+    await advance(600);
+    await m.save(page(2));
+    await m.save(page(3));
+    // The first transaction's timer would be due now; the second's is 400 ms away.
+    await advance(400);
+    expect(await seen()).toEqual({ ids: [id(1), id(2)], pages: 2 });
+    expect(clock.pending()).toBe(1);
+    await advance(600);
+    expect(await seen()).toEqual({ ids: [id(1), id(2), id(3)], pages: 3 });
+  });
+
+  it("commits the saved pages before any other write, and at close", async () => {
+    const m = await open({ pages: 100, ms: HOUR });
+    await m.save(page(1));
+    const run = await m.startRun({ kind: "sync", stream: "feed", startedAt: T1, checkpointBefore: null });
+    expect((await seen()).ids).toEqual([id(1)]);
+    await m.save(page(2));
+    await m.finishRun(run, {
       status: "success",
       finishedAt: T1,
       checkpointAfter: null,
@@ -97,14 +132,43 @@ describe("the batching rule", () => {
       unchanged: 0,
       rejected: 0,
     });
-    expect(seen()).toEqual({ ids: [id(1), id(2)], pages: 2 });
-    s.save(page(3));
-    s.close();
-    expect(seen()).toEqual({ ids: [id(1), id(2), id(3)], pages: 3 });
+    expect(await seen()).toEqual({ ids: [id(1), id(2)], pages: 2 });
+    await m.save(page(3));
+    await m.close();
+    mirror = undefined;
+    expect(await seen()).toEqual({ ids: [id(1), id(2), id(3)], pages: 3 });
+    expect(clock.pending()).toBe(0);
+  });
+});
+
+describe("SQLite's batch", () => {
+  let tmp: ReturnType<typeof tempDir>;
+  let store: Store | undefined;
+  let reader: Database.Database | undefined;
+  beforeEach(() => {
+    tmp = tempDir();
+  });
+  afterEach(() => {
+    reader?.close();
+    store?.close();
+    reader = undefined;
+    store = undefined;
+    tmp.cleanup();
   });
 
+  /** What another connection sees. */
+  function seen(): Seen {
+    reader ??= new Database(tmp.file(), { readonly: true });
+    return seenIn(
+      reader.prepare("SELECT id FROM bookings ORDER BY id").all() as Array<{ id: string }>,
+      reader.prepare("SELECT progress_json AS p FROM sync_state WHERE stream = 'feed'").all() as Array<{
+        p: string | null;
+      }>,
+    );
+  }
+
   it("undoes a page that fails alone: the pages before it in the batch commit", () => {
-    const s = openStore(tmp.file(), { batch: { pages: 100, ms: 3_600_000 } });
+    const s = openStore(tmp.file(), { batch: { pages: 100, ms: HOUR } });
     store = s;
     s.db.exec(`CREATE TRIGGER refuse BEFORE INSERT ON bookings WHEN NEW.id = '${id(2)}'
       BEGIN SELECT RAISE(ABORT, 'disk says no'); END`);
@@ -115,65 +179,69 @@ describe("the batching rule", () => {
     s.flush();
     expect(seen()).toEqual({ ids: [id(1)], pages: 1 });
   });
-});
 
-describe("a commit that fails", () => {
-  /** A booking that breaks a deferred foreign key: SQLite refuses the COMMIT of its transaction. */
-  const dangle = (s: Store, i: number) =>
-    s.db.exec(`CREATE TABLE dangling (ref TEXT REFERENCES bookings(id) DEFERRABLE INITIALLY DEFERRED);
-      CREATE TRIGGER dangle AFTER INSERT ON bookings WHEN NEW.id = '${id(i)}'
-      BEGIN INSERT INTO dangling VALUES ('nobody'); END`);
-  const start = (s: Store) =>
-    s.startRun({ kind: "sync", stream: "feed", startedAt: T1, checkpointBefore: null });
+  describe("a commit that fails", () => {
+    /** A booking that breaks a deferred foreign key: SQLite refuses the COMMIT of its transaction. */
+    const dangle = (s: Store, i: number) =>
+      s.db.exec(`CREATE TABLE dangling (ref TEXT REFERENCES bookings(id) DEFERRABLE INITIALLY DEFERRED);
+        CREATE TRIGGER dangle AFTER INSERT ON bookings WHEN NEW.id = '${id(i)}'
+        BEGIN INSERT INTO dangling VALUES ('nobody'); END`);
+    const start = (s: Store) =>
+      s.startRun({ kind: "sync", stream: "feed", startedAt: T1, checkpointBefore: null });
 
-  it("loses its pages and takes none until the next run: their progress would count them", () => {
-    const s = openStore(tmp.file(), { batch: { pages: 2, ms: 3_600_000 } });
-    store = s;
-    dangle(s, 2);
-    s.save(page(1));
-    expect(() => s.save(page(2))).toThrow(/not committed/);
-    expect(() => s.save(page(3))).toThrow(/not committed/);
-    expect(() => s.flush()).toThrow(/not committed/);
-    expect(s.db.inTransaction).toBe(false);
-    expect(seen()).toEqual({ ids: [], pages: null });
-    s.db.exec("DROP TRIGGER dangle");
-    start(s);
-    s.save(page(3));
-    s.flush();
-    expect(seen()).toEqual({ ids: [id(3)], pages: 3 });
-  });
-
-  it("in the background, after `ms`, is thrown by the next page", async () => {
-    const s = openStore(tmp.file(), { batch: { pages: 100, ms: 20 } });
-    store = s;
-    dangle(s, 1);
-    s.save(page(1));
-    await vi.waitFor(() => expect(s.db.inTransaction).toBe(false), { timeout: 5000 });
-    expect(() => s.save(page(2))).toThrow(/not committed/);
-    expect(seen()).toEqual({ ids: [], pages: null });
-  });
-});
-
-describe("a process killed in the middle of a batch", () => {
-  it("leaves the file as its last commit left it: every page there has its progress, none after", () => {
-    const file = tmp.file();
-    openStore(file).close();
-    const fixtures = pathToFileURL(`${process.cwd()}/test/support/store-fixtures.ts`).href;
-    const open = pathToFileURL(`${process.cwd()}/src/store/index.ts`).href;
-    // Saves 7 pages, 3 to a batch, then dies without a chance to commit the seventh.
-    const script = `
-      import { openStore } from ${JSON.stringify(open)};
-      import { feedBatch, okSummary, summaryRaw } from ${JSON.stringify(fixtures)};
-      const store = openStore(${JSON.stringify(file)}, { batch: { pages: 3, ms: 3600000 } });
-      for (let i = 1; i <= 7; i++) {
-        const walk = { startedAt: "${T1}", floor: null, upTo: null, anchor: null, fallback: null, top: null, pages: i };
-        store.save(feedBatch([okSummary(summaryRaw(i))], "${T1}", { walk }));
-      }
-      process.kill(process.pid, "SIGKILL");`;
-    const child = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
-      encoding: "utf8",
+    it("loses its pages and takes none until the next run: their progress would count them", () => {
+      const s = openStore(tmp.file(), { batch: { pages: 2, ms: 3_600_000 } });
+      store = s;
+      dangle(s, 2);
+      s.save(page(1));
+      expect(() => s.save(page(2))).toThrow(/not committed/);
+      expect(() => s.save(page(3))).toThrow(/not committed/);
+      expect(() => s.flush()).toThrow(/not committed/);
+      expect(s.db.inTransaction).toBe(false);
+      expect(seen()).toEqual({ ids: [], pages: null });
+      s.db.exec("DROP TRIGGER dangle");
+      start(s);
+      s.save(page(3));
+      s.flush();
+      expect(seen()).toEqual({ ids: [id(3)], pages: 3 });
     });
-    expect(child.signal, child.stderr).toBe("SIGKILL");
-    expect(seen()).toEqual({ ids: [1, 2, 3, 4, 5, 6].map(id), pages: 6 });
+
+    it("in the background, after `ms`, is thrown by the next page", () => {
+      const clock = fixedClock(Date.parse(T1));
+      const s = openStore(tmp.file(), { batch: { pages: 100, ms: 20 }, clock });
+      store = s;
+      dangle(s, 1);
+      s.save(page(1));
+      clock.advance(19);
+      expect(s.db.inTransaction).toBe(true);
+      clock.advance(1);
+      expect(s.db.inTransaction).toBe(false);
+      expect(() => s.save(page(2))).toThrow(/not committed/);
+      expect(seen()).toEqual({ ids: [], pages: null });
+    });
+  });
+
+  describe("a process killed in the middle of a batch", () => {
+    it("leaves the file as its last commit left it: every page there has its progress, none after", () => {
+      const file = tmp.file();
+      openStore(file).close();
+      const fixtures = pathToFileURL(`${process.cwd()}/test/support/store-fixtures.ts`).href;
+      const open = pathToFileURL(`${process.cwd()}/src/store/index.ts`).href;
+      // Saves 7 pages, 3 to a batch, then dies without a chance to commit the seventh.
+      const script = `
+        import { openStore } from ${JSON.stringify(open)};
+        import { feedBatch, okSummary, summaryRaw } from ${JSON.stringify(fixtures)};
+        const store = openStore(${JSON.stringify(file)}, { batch: { pages: 3, ms: 3600000 } });
+        for (let i = 1; i <= 7; i++) {
+          const walk = { startedAt: "${T1}", floor: null, upTo: null, anchor: null, fallback: null, top: null, pages: i };
+          store.save(feedBatch([okSummary(summaryRaw(i))], "${T1}", { walk }));
+        }
+        process.kill(process.pid, "SIGKILL");`;
+      const child = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+        encoding: "utf8",
+      });
+      expect(child.signal, child.stderr).toBe("SIGKILL");
+      expect(seen()).toEqual({ ids: [1, 2, 3, 4, 5, 6].map(id), pages: 6 });
+    });
   });
 });

@@ -67,16 +67,15 @@ export function createRunner(options: RunnerOptions): Runner {
   let current: AbortController | undefined;
   let stopping = false;
   let authRejects = 0;
-  let retryTimer: NodeJS.Timeout | undefined;
+  let cancelRetry: (() => void) | undefined;
 
   /** Stands by: says why (once, not at every retry) and asks for a run again soon. */
   const standBy = (why: string, fields: object): false => {
     if (waitingFor !== why) logger.warn(fields, `${why}; standing by`);
     waitingFor = why;
     if (options.retry && !stopping) {
-      clearTimeout(retryTimer);
-      retryTimer = setTimeout(options.retry, options.leaseRetryMs ?? LEASE_RETRY_MS);
-      retryTimer.unref();
+      cancelRetry?.();
+      cancelRetry = clock.setTimeout(options.retry, options.leaseRetryMs ?? LEASE_RETRY_MS);
     }
     return false;
   };
@@ -190,7 +189,7 @@ export function createRunner(options: RunnerOptions): Runner {
       current?.abort(new Error(why));
     },
     async releaseLease() {
-      clearTimeout(retryTimer);
+      cancelRetry?.();
       const held = lease;
       lease = undefined;
       await held?.release();

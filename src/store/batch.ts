@@ -1,10 +1,14 @@
 /**
- * The store's one batching rule: each page in a savepoint of a transaction that commits at `pages`
- * pages, after `ms`, or when anything else is written. Every page carries its progress, so any
- * committed prefix is consistent. Once pages were lost (a commit failed, or SQLite rolled the
- * transaction back itself), no page is taken until the next run: its progress would count them.
+ * The store's one batching rule, for both backends: each page with its progress in a transaction
+ * that commits at `pages` pages, `ms` after its first page (on the clock), or when anything else is
+ * written. Every page carries its progress, so any committed prefix is consistent. Once pages were
+ * lost (a commit failed, or the database dropped the transaction), no page is taken until the next
+ * run: its progress would count them. `batching` keeps the rule; SQLite's `batch` below and
+ * PostgreSQL's session (postgres/session.ts) only run BEGIN, COMMIT and ROLLBACK.
  */
 import type Database from "better-sqlite3";
+import { systemClock } from "../clock.js";
+import type { TimerClock } from "../sync/ports.js";
 
 export interface BatchRule {
   /** Pages one transaction holds at most; default 20. */
@@ -15,35 +19,61 @@ export interface BatchRule {
 
 export const DEFAULT_BATCH: BatchRule = { pages: 20, ms: 1000 };
 
-export interface Batch {
-  /** Runs `write` as the next page of the open transaction (opening one), in its own savepoint. */
-  page<T>(write: () => T): T;
-  /** Commits the open transaction, if any; throws when that loses its pages. */
-  commit(): void;
-  /** Commits, and throws if any page was lost since `reset`. */
-  flush(): void;
-  /** Forgets a loss: a new run starts from what is committed. */
-  reset(): void;
+/** The rule's state for one writer connection; `due` commits, and what it throws is already the loss. */
+export function batching(rule: BatchRule, clock: TimerClock, due: () => unknown) {
+  let pages = 0;
+  let cancel: (() => void) | undefined;
+  let lost: Error | undefined;
+  /** The transaction ends: stops its timer; returns how many pages it held. */
+  const closing = () => {
+    cancel?.();
+    cancel = undefined;
+    const had = pages;
+    pages = 0;
+    return had;
+  };
+  const fire = () => {
+    try {
+      Promise.resolve(due()).catch(() => {});
+    } catch {}
+  };
+  return {
+    closing,
+    /** Throws the loss, if pages were lost since `reset`. */
+    check() {
+      if (lost) throw lost;
+    },
+    /** A transaction was opened: its commit is due in `ms`. */
+    opened() {
+      closing();
+      cancel = clock.setTimeout(fire, rule.ms);
+    },
+    /** A page was written in it; true when the transaction is full and must commit now. */
+    added: () => ++pages >= rule.pages,
+    /** The open transaction's pages are gone: keeps the first loss, and returns it to throw. */
+    lose(cause: unknown): Error {
+      closing();
+      lost ??= new Error("store: saved pages were not committed; the next run reads them again", { cause });
+      return lost;
+    },
+    /** Forgets a loss: a new run starts from what is committed. */
+    reset() {
+      lost = undefined;
+    },
+  };
 }
 
-export function batch(db: Database.Database, rule: BatchRule = DEFAULT_BATCH): Batch {
-  let pages = 0;
-  let timer: NodeJS.Timeout | undefined;
-  let lost: Error | undefined;
-  const inSavepoint = <T>(write: () => T) => db.transaction(write)();
-
+/** SQLite's batch: synchronous, and a page that fails is undone alone by its savepoint. */
+export function batch(db: Database.Database, rule = DEFAULT_BATCH, clock: TimerClock = systemClock) {
+  const rules = batching(rule, clock, () => commit());
   const loss = (err: unknown) => {
-    lost ??= new Error("store: saved pages were not committed; the next run reads them again", {
-      cause: err,
-    });
+    const lost = rules.lose(err);
     if (db.inTransaction) db.exec("ROLLBACK");
     return lost;
   };
+  /** Commits the open transaction, if any; throws when that loses its pages. */
   const commit = (): void => {
-    clearTimeout(timer);
-    timer = undefined;
-    const had = pages;
-    pages = 0;
+    const had = rules.closing();
     if (!db.inTransaction) {
       // SQLite rolled the transaction back itself (a full disk): its pages are gone.
       if (had > 0) throw loss(new Error("the transaction was rolled back"));
@@ -55,39 +85,32 @@ export function batch(db: Database.Database, rule: BatchRule = DEFAULT_BATCH): B
       throw loss(err);
     }
   };
-
   return {
-    page(write) {
-      if (lost) throw lost;
+    commit,
+    reset: rules.reset,
+    /** Runs `write` as the next page of the open transaction (opening one), in its own savepoint. */
+    page<T>(write: () => T): T {
+      rules.check();
       if (!db.inTransaction) {
-        clearTimeout(timer);
         db.exec("BEGIN IMMEDIATE");
-        pages = 0;
-        // Unref'd: an idle process exits, and `close` commits what is left. A failure here is
-        // kept as `lost` and thrown by the next page or flush.
-        timer = setTimeout(() => {
-          try {
-            commit();
-          } catch {}
-        }, rule.ms).unref();
+        rules.opened();
       }
       try {
-        const result = inSavepoint(write);
-        if (++pages >= rule.pages) commit();
+        const result = db.transaction(write)();
+        if (rules.added()) commit();
         return result;
       } catch (err) {
         // The savepoint undid this page alone, unless SQLite dropped the whole transaction.
-        if (pages > 0 && !db.inTransaction) throw loss(err);
+        if (!db.inTransaction && rules.closing() > 0) throw loss(err);
         throw err;
       }
     },
-    commit,
+    /** Commits, and throws if any page was lost since `reset`. */
     flush() {
       commit();
-      if (lost) throw lost;
-    },
-    reset() {
-      lost = undefined;
+      rules.check();
     },
   };
 }
+
+export type Batch = ReturnType<typeof batch>;

@@ -7,7 +7,7 @@ import Database from "better-sqlite3";
 import { type BetterSQLite3Database, drizzle } from "drizzle-orm/better-sqlite3";
 import { migrate } from "drizzle-orm/better-sqlite3/migrator";
 import { wrapError } from "../errors.js";
-import type { Logger } from "../sync/ports.js";
+import type { Logger, TimerClock } from "../sync/ports.js";
 import { checkWritable } from "./access.js";
 import { type Batch, type BatchRule, batch } from "./batch.js";
 import { readStatusPage } from "./daily.js";
@@ -35,6 +35,8 @@ export interface OpenOptions {
   readonly?: boolean | undefined;
   /** When saved pages commit; default `DEFAULT_BATCH` (20 pages or 1 s). */
   batch?: BatchRule | undefined;
+  /** Times the batch's commit; default the system's. */
+  clock?: TimerClock | undefined;
   /** File mode of a new database file (and its -wal, -shm); default 0o600. An existing file keeps its own. */
   mode?: number | undefined;
   /** Hashes or drops personal fields before storing (`personalDataPolicy`); default none (keep). */
@@ -58,7 +60,7 @@ export function openStore(path: string, options: OpenOptions = {}): Store {
     const orm = drizzle({ client: db, schema });
     if (!readonly) migrateStore(db, orm, options.logger);
     const keeper = readonly ? undefined : holdWal(path);
-    return assemble(path, db, orm, keeper, batch(db, options.batch), options.personalData);
+    return assemble(path, db, orm, keeper, batch(db, options.batch, options.clock), options.personalData);
   } catch (err) {
     db.close();
     throw wrapError(`open database ${path}`, err);

@@ -233,6 +233,18 @@ export interface Clock {
   now(): Date;
 }
 
+/**
+ * A clock that keeps timers too (graphile-worker's `useNodeTime`): what waits (a batch's commit, a
+ * standby's retry) asks it, so a test moves time instead of racing it.
+ */
+export interface TimerClock extends Clock {
+  /**
+   * Calls `fn` once, `ms` milliseconds from now; a pending call never keeps the process alive.
+   * Returns what cancels the call (harmless once it happened).
+   */
+  setTimeout(fn: () => void, ms: number): () => void;
+}
+
 /** The logger methods the core uses; a pino logger satisfies it. */
 export interface Logger {
   debug(obj: object, msg?: string): void;

@@ -5,7 +5,7 @@
  */
 import type { SummaryBooking } from "../../src/api/schemas.js";
 import { instantOf } from "../../src/sync/feed/window.js";
-import type { Checked, Clock, FeedPage, FeedQuery, Logger, PartnerApi } from "../../src/sync/ports.js";
+import type { Checked, FeedPage, FeedQuery, Logger, PartnerApi, TimerClock } from "../../src/sync/ports.js";
 
 export interface SourceBooking {
   id: string;
@@ -56,9 +56,42 @@ function checked(b: SourceBooking): Checked<SummaryBooking> {
   };
 }
 
-export function fixedClock(start: number): Clock & { set(ms: number): void } {
+/** A clock that moves only when told; its timers run as time passes, due first, then in order set. */
+export interface TestClock extends TimerClock {
+  /** Moves to `ms` (since epoch), running the timers due by then; moving back runs none. */
+  set(ms: number): void;
+  /** Moves `ms` forward: `set(now + ms)`. */
+  advance(ms: number): void;
+  /** Timers set and not yet run or cleared. */
+  pending(): number;
+}
+
+export function fixedClock(start: number): TestClock {
   let now = start;
-  return { now: () => new Date(now), set: (ms) => (now = ms) };
+  let order = 0;
+  const timers = new Map<number, { at: number; fn: () => void }>();
+  const set = (to: number) => {
+    for (;;) {
+      let next: [number, { at: number; fn: () => void }] | undefined;
+      for (const entry of timers) if (entry[1].at <= to && (!next || entry[1].at < next[1].at)) next = entry;
+      if (!next) break;
+      timers.delete(next[0]);
+      now = Math.max(now, next[1].at);
+      next[1].fn();
+    }
+    now = to;
+  };
+  return {
+    now: () => new Date(now),
+    setTimeout(fn, ms) {
+      const id = order++;
+      timers.set(id, { at: now + Math.max(0, ms), fn });
+      return () => void timers.delete(id);
+    },
+    set,
+    advance: (ms) => set(now + ms),
+    pending: () => timers.size,
+  };
 }
 
 /** A logger that keeps what it was told, so tests can assert on warnings. */

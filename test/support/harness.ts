@@ -11,7 +11,7 @@ import { createApiClient } from "../../src/api/client.js";
 import { systemClock } from "../../src/app.js";
 import { type Simulator, type SimulatorOptions, startSimulator } from "../../src/simulator/index.js";
 import { acquireLease, openStore, type Store } from "../../src/store/index.js";
-import type { Logger, PartnerApi } from "../../src/sync/ports.js";
+import type { Logger, PartnerApi, TimerClock } from "../../src/sync/ports.js";
 import { runSync, type SyncOptions } from "../../src/sync/run-sync.js";
 import { memoryLogger } from "./fakes.js";
 
@@ -39,6 +39,8 @@ export type HarnessOptions = SimulatorOptions & {
   pageSize?: number;
   /** Wraps the real client, e.g. to change the source between two requests. */
   wrapApi?: ((api: PartnerApi) => PartnerApi) | undefined;
+  /** Times the store's batch commits (a test clock holds a batch open); default the system's. */
+  storeClock?: TimerClock | undefined;
 };
 
 /** The bundled simulator (seed 11 unless given) and the real API client to it, with fast backoff. */
@@ -71,7 +73,7 @@ export async function harness(options: HarnessOptions = {}): Promise<Harness> {
   const dbPath = join(dir, "bookings.db");
   const logger = memoryLogger();
   const { sim, api } = await simulatedSource(options, logger);
-  const store = openStore(dbPath);
+  const store = openStore(dbPath, { clock: options.storeClock });
   const deps = {
     api,
     store,

@@ -1,11 +1,12 @@
 /**
  * The writer's connection: everything the core asks goes through it in call order, and saved pages
- * batch into one transaction as in SQLite (store/batch.ts): each page with its progress, committed at
- * `pages` pages, after `ms`, or before any other write. A page that fails, or a commit that fails,
- * loses the open transaction's pages with their progress: no page is taken until the next run.
+ * batch by the store's one rule (store/batch.ts). Unlike SQLite, a page that fails, or any statement
+ * that fails in the open transaction, aborts it: its pages are lost with their progress.
  */
 import type { PoolClient } from "pg";
-import type { BatchRule } from "../batch.js";
+import { systemClock } from "../../clock.js";
+import type { TimerClock } from "../../sync/ports.js";
+import { type BatchRule, batching } from "../batch.js";
 import { type Query, queryOn } from "./sql.js";
 
 export interface Session {
@@ -27,13 +28,16 @@ export interface Session {
   readonly broken: Error | undefined;
 }
 
-export function openSession(client: PoolClient, rule: BatchRule, onBroken: (err: Error) => void): Session {
+export function openSession(
+  client: PoolClient,
+  rule: BatchRule,
+  onBroken: (err: Error) => void,
+  clock: TimerClock = systemClock,
+): Session {
   const query = queryOn(client);
+  const rules = batching(rule, clock, () => turn(commit));
   let tail: Promise<unknown> = Promise.resolve();
   let open = false;
-  let pages = 0;
-  let timer: NodeJS.Timeout | undefined;
-  let lost: Error | undefined;
   let broken: Error | undefined;
   let closed = false;
 
@@ -61,9 +65,7 @@ export function openSession(client: PoolClient, rule: BatchRule, onBroken: (err:
     return run;
   };
   const loss = async (err: unknown): Promise<Error> => {
-    lost ??= new Error("store: saved pages were not committed; the next run reads them again", {
-      cause: err,
-    });
+    const lost = rules.lose(err);
     if (open) {
       open = false;
       await query("ROLLBACK").catch(() => {});
@@ -71,9 +73,7 @@ export function openSession(client: PoolClient, rule: BatchRule, onBroken: (err:
     return lost;
   };
   const commit = async (): Promise<void> => {
-    clearTimeout(timer);
-    timer = undefined;
-    pages = 0;
+    rules.closing();
     if (!open) return;
     open = false;
     let done: string;
@@ -86,46 +86,39 @@ export function openSession(client: PoolClient, rule: BatchRule, onBroken: (err:
     if (done !== "COMMIT") throw await loss(new Error(`COMMIT answered ${done}`));
   };
 
+  const afterPages = <T>(task: (q: Query) => Promise<T>): Promise<T> =>
+    turn(async () => {
+      await commit();
+      rules.check();
+      return task(query);
+    });
+
   return {
     turn,
     page: (write) =>
       turn(async () => {
-        if (lost) throw lost;
+        rules.check();
         if (!open) {
           await query("BEGIN");
           open = true;
-          // Unref'd: an idle process exits, and `close` commits what is left. A failure here is
-          // kept as `lost` and thrown by the next page or flush.
-          timer = setTimeout(() => void turn(commit).catch(() => {}), rule.ms).unref();
+          rules.opened();
         }
         try {
           const result = await write(query);
-          if (++pages >= rule.pages) await commit();
+          if (rules.added()) await commit();
           return result;
         } catch (err) {
           throw await loss(err);
         }
       }),
-    afterPages: (task) =>
-      turn(async () => {
-        await commit();
-        if (lost) throw lost;
-        return task(query);
-      }),
+    afterPages,
     besidePages: (task) =>
       turn(async () => {
         await commit().catch(() => {});
         return task(query);
       }),
-    flush: () =>
-      turn(async () => {
-        await commit();
-        if (lost) throw lost;
-      }),
-    reset: () =>
-      turn(async () => {
-        lost = undefined;
-      }),
+    flush: () => afterPages(async () => {}),
+    reset: () => turn(async () => rules.reset()),
     async close() {
       if (closed) return;
       closed = true;

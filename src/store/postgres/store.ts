@@ -6,7 +6,7 @@ import { desc, eq } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/node-postgres";
 import type { Pool } from "pg";
 import { ConfigError, wrapError } from "../../errors.js";
-import type { Logger } from "../../sync/ports.js";
+import type { Logger, TimerClock } from "../../sync/ports.js";
 import { type BatchRule, DEFAULT_BATCH } from "../batch.js";
 import { readStatusPage } from "../daily.js";
 import { writePostgresPage } from "../mirror/page-writer.js";
@@ -27,6 +27,8 @@ export interface PostgresOptions {
   logger?: Logger | undefined;
   /** When saved pages commit; default 20 pages or 1 s, as in SQLite. */
   batch?: BatchRule | undefined;
+  /** Times the batch's commit; default the system's. */
+  clock?: TimerClock | undefined;
   personalData?: PersonalData | undefined;
   /** The password, when it is not in the URL (read from a `_FILE` variable). */
   password?: string | undefined;
@@ -81,8 +83,11 @@ async function connect(pool: Pool, options: PostgresOptions): Promise<Session> {
       throw err;
     }
   }
-  return openSession(client, options.batch ?? DEFAULT_BATCH, (err) =>
-    options.logger?.warn({ err }, "the writer's PostgreSQL connection was lost"),
+  return openSession(
+    client,
+    options.batch ?? DEFAULT_BATCH,
+    (err) => options.logger?.warn({ err }, "the writer's PostgreSQL connection was lost"),
+    options.clock,
   );
 }
 
