@@ -3,8 +3,9 @@
  * with the progress it leaves, and its input left untouched.
  */
 import { describe, expect, it } from "vitest";
+import type { SummaryBooking } from "../src/api/schemas.js";
 import { type Action, advance, type PageRead } from "../src/sync/feed/advance.js";
-import type { FeedPage, SummaryBooking, WalkProgress } from "../src/sync/ports.js";
+import type { FeedPage, WalkProgress } from "../src/sync/ports.js";
 
 /** Instant of second `s` on a fixed day (nine fraction digits, as the walk steers by). */
 const T = (s: number) => `2026-01-01T00:00:${String(s).padStart(2, "0")}.000000000Z`;

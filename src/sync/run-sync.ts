@@ -14,8 +14,8 @@ import { checkDrift, type Drift } from "./list/drift.js";
 import { confirmFeedEnd } from "./list/feed-end.js";
 import { type RepairReport, repairMirror } from "./list/repair.js";
 import { readTieRun, type TieWindow } from "./list/ties.js";
-import type { BookingType, FeedPage, SyncDeps } from "./ports.js";
-import { type RunEnd, recordRun } from "./run.js";
+import type { BookingType, FeedPage, StreamState, SyncDeps } from "./ports.js";
+import { endRun, type RunEnd, startRun } from "./run.js";
 
 export interface SyncOptions {
   /** Feed scope; undefined syncs all bookings. */
@@ -49,51 +49,67 @@ export interface SyncReport extends WalkTotals, RunEnd {
 
 /** Runs one sync. Never throws for a failed sync: the report says `failed` and carries the error. */
 export async function runSync(deps: SyncDeps, options: SyncOptions): Promise<SyncReport> {
-  const { store } = deps;
-  const stream = streamName(options.bookingType);
-  const checkpointBefore = (await store.readStream(stream)).checkpoint;
+  const name = streamName(options.bookingType);
+  // The stream's one read this run: the walk is handed it, and keeps its checkpoint current.
+  const stream = await deps.store.readStream(name);
+  const checkpointBefore = stream.checkpoint;
   const totals = emptyTotals();
+  const run = await startRun(deps, { kind: "sync", stream: name, checkpointBefore });
   let extra: AfterWalk = {};
-  const spec = {
-    kind: "sync",
-    stream,
-    checkpointBefore,
-    counters: totals,
-    checkpointAfter: async () => (await store.readStream(stream)).checkpoint,
-    finish: ({ error }: { error: Error | undefined }) => ({
-      error: runNote(error?.message, totals),
-      gapsFound: extra.repair?.gaps,
-      repaired: extra.repair?.repaired,
-    }),
-  } as const;
-  const end = await recordRun(deps, spec, async (runId, startedAt) => {
-    const lookbackMs = options.lookbackSeconds * 1000;
-    // The feed's newest page goes first: every walk reads it, and the source is judged by it. A run
-    // whose first page cannot be read fails as any walk would, before it asks for anything else.
-    const { head, newest } = await takeOnce(deps, options);
-    const where = { bookingType: options.bookingType, checkpoint: checkpointBefore, lookbackMs, newest };
-    const known = await howFarBehind(deps, where, totals);
-    const run = {
-      concurrency: options.concurrency ?? 1,
-      onProgress: options.onProgress,
-      lookbackMs,
-      startedAt: new Date(startedAt),
-      details: options.details ?? false,
-      behind: known.behind,
-    };
-    await syncStream(deps, { ...walkOptions(deps, options, stream, totals), head }, run, totals);
-    extra = await afterWalk(deps, options, runId, totals, known);
+  let failure: unknown;
+  try {
+    const known = await walkStream(deps, options, stream, run.startedAt, totals);
+    extra = await afterWalk(deps, options, run.id, totals, known);
     if (extra.error) throw extra.error;
     // The walk stepped past a run it could not read; only a repair that left no shortfall vouches for it.
     if (totals.tieOverflows.length > 0 && !(extra.repair && extra.repair.shortfall <= 0))
       throw new Error(
         `repair: a tie run at ${totals.tieOverflows.join(", ")} could not be read whole, and the repair could not show the mirror complete; the next run's repair goes on`,
       );
-  });
+  } catch (err) {
+    failure = err;
+  }
   const { details, drift, repair } = extra;
-  const report: SyncReport = { ...totals, ...end, stream, checkpointBefore, details, drift, repair };
+  const end = await endRun(deps, run, {
+    counters: totals,
+    failure,
+    checkpointAfter: stream.checkpoint,
+    notes: runNotes(totals),
+    gapsFound: repair?.gaps,
+    repaired: repair?.repaired,
+  });
+  const report: SyncReport = { ...totals, ...end, stream: name, checkpointBefore, details, drift, repair };
   logRun(deps.logger, report);
   return report;
+}
+
+/**
+ * The feed's newest page first (every walk reads it, and the source is judged by it: a run whose
+ * first page cannot be read fails before it asks for anything else), how far behind the mirror is,
+ * then the stream brought up to date.
+ */
+async function walkStream(
+  deps: SyncDeps,
+  options: SyncOptions,
+  stream: StreamState,
+  startedAt: string,
+  totals: WalkTotals,
+): Promise<Behind> {
+  const lookbackMs = options.lookbackSeconds * 1000;
+  const { head, newest } = await takeOnce(deps, options);
+  const where = { bookingType: options.bookingType, checkpoint: stream.checkpoint, lookbackMs, newest };
+  const known = await howFarBehind(deps, where, totals);
+  const run = {
+    concurrency: options.concurrency ?? 1,
+    onProgress: options.onProgress,
+    lookbackMs,
+    startedAt,
+    details: options.details ?? false,
+    behind: known.behind,
+  };
+  const walk = { ...walkOptions(deps, options, stream.stream, totals), head };
+  await syncStream(deps, walk, run, stream, totals);
+  return known;
 }
 
 /** Reads the feed's newest page; the first walk from the top takes it, once. */
@@ -209,16 +225,14 @@ async function repairAfter(
 }
 
 /**
- * The run's `error` text: why it failed, then what the source did that the run let pass (a tie run it
- * could not read, a quirk weighed against other evidence), so a successful run with a warning says so.
+ * What the source did that the run let pass (a tie run it could not read, a quirk weighed against
+ * other evidence): recorded after the run's error, so a successful run with a warning says so.
  */
-function runNote(message: string | undefined, totals: WalkTotals): string | null {
-  const notes = [
-    message,
-    totals.tieOverflows.length ? `feed tie overflow at ${totals.tieOverflows.join(", ")}` : undefined,
-    ...totals.warnings.map((w) => `warning: ${w}`),
-  ].filter((n) => n !== undefined);
-  return notes.length ? notes.join("; ") : null;
+function runNotes(totals: WalkTotals): string[] {
+  const overflow = totals.tieOverflows.length
+    ? [`feed tie overflow at ${totals.tieOverflows.join(", ")}`]
+    : [];
+  return [...overflow, ...totals.warnings.map((w) => `warning: ${w}`)];
 }
 
 function logRun(logger: SyncDeps["logger"], r: SyncReport): void {

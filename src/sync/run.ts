@@ -1,21 +1,31 @@
 /**
  * What every run does around its work: record its start in `sync_runs`, tell a stop from a failure,
- * and record how it ended once everything it saved is durable.
+ * and record how it ended once everything it saved is durable. A caller starts the run, does its
+ * work, and ends the run with what the work threw: the work is read where it is written.
  */
 import { coerceError, isAbortError } from "../errors.js";
 import { countFailedAttempts } from "./counters.js";
-import type { Awaitable, RunCounters, RunFinish, RunKind, RunStatus, SyncDeps, SyncStore } from "./ports.js";
+import type { RunCounters, RunFinish, RunStart, RunStatus, SyncDeps, SyncStore } from "./ports.js";
 
-export interface RunSpec<C extends RunCounters> {
-  kind: RunKind;
-  stream: string | null;
-  checkpointBefore: string | null;
-  /** The run's counters, which `work` adds to as it goes. */
-  counters: C;
-  /** The checkpoint to record once the work is over; default none. */
-  checkpointAfter?: () => Awaitable<string | null>;
-  /** What else to record: a note beside the error, the repair's counts. */
-  finish?: (ended: { status: RunEnd["status"]; error: Error | undefined }) => Partial<RunFinish>;
+type RunStore = SyncDeps<Pick<SyncStore, "startRun" | "finishRun" | "flush">>;
+
+/** A run recorded as started. */
+export interface StartedRun {
+  id: number;
+  /** When it started (ISO). */
+  startedAt: string;
+}
+
+/** How a run's work went, as `endRun` records it. */
+export interface RunOutcome extends Partial<Pick<RunFinish, "gapsFound" | "repaired">> {
+  /** The run's counters, which the work added to. */
+  counters: RunCounters;
+  /** What the work threw; undefined when it succeeded. */
+  failure: unknown;
+  /** The stream's checkpoint after the work; default none. */
+  checkpointAfter?: string | null | undefined;
+  /** What the run let pass, recorded after the error: a tie run it could not read, a quirk weighed. */
+  notes?: readonly string[] | undefined;
 }
 
 /** How a run ended. */
@@ -30,59 +40,60 @@ export interface RunEnd {
   durationMs: number;
 }
 
-/** Runs `work` as a recorded run. Never throws for failed work: the result says so. */
-export async function recordRun<C extends RunCounters>(
-  deps: SyncDeps<Pick<SyncStore, "startRun" | "finishRun" | "flush">>,
-  spec: RunSpec<C>,
-  work: (runId: number, startedAt: string) => Promise<void>,
-): Promise<RunEnd> {
+/** Records the start of a run. */
+export async function startRun(deps: RunStore, run: Omit<RunStart, "startedAt">): Promise<StartedRun> {
+  const { kind, stream, checkpointBefore } = run;
+  const startedAt = deps.clock.now().toISOString();
+  return { id: await deps.store.startRun({ kind, stream, checkpointBefore, startedAt }), startedAt };
+}
+
+/** Records how a run ended, once what it saved (even a failed run's, to resume from) is durable. */
+export async function endRun(deps: RunStore, run: StartedRun, outcome: RunOutcome): Promise<RunEnd> {
   const { store, clock } = deps;
-  const started = clock.now();
-  const { kind, stream, checkpointBefore } = spec;
-  const runId = await store.startRun({ kind, stream, startedAt: started.toISOString(), checkpointBefore });
-  let status: RunEnd["status"] = "success";
-  let error: Error | undefined;
-  let failure: unknown;
+  const { counters, gapsFound, repaired } = outcome;
+  let { failure } = outcome;
+  if (failure !== undefined) countFailedAttempts(counters, failure);
   try {
-    await work(runId, started.toISOString());
-  } catch (err) {
-    countFailedAttempts(spec.counters, err);
-    failure = err;
-  }
-  try {
-    // What the work saved (even a failed run's, from which the next one resumes) is durable first.
     await store.flush();
   } catch (err) {
     if (failure !== undefined)
       deps.logger.error({ err }, "the pages saved before the failure were not committed");
     failure ??= err;
   }
-  if (failure !== undefined) {
-    error = coerceError(failure);
-    status = deps.signal.aborted && isAbortError(failure) ? "aborted" : "failed";
-  }
+  const error = failure === undefined ? undefined : coerceError(failure);
+  const status =
+    error === undefined ? "success" : deps.signal.aborted && isAbortError(failure) ? "aborted" : "failed";
   // A stop is recorded with why it was asked for ("received SIGINT"), not the request it cut short.
   const recorded =
     status === "aborted" ? new Error(`stopped: ${stopReason(deps.signal)}`, { cause: error }) : error;
-  const finished = clock.now();
-  const checkpointAfter = (await spec.checkpointAfter?.()) ?? null;
-  await store.finishRun(runId, {
-    ...spec.counters,
+  const finishedAt = clock.now().toISOString();
+  const checkpointAfter = outcome.checkpointAfter ?? null;
+  const notes = [recorded?.message, ...(outcome.notes ?? [])].filter((n) => n !== undefined);
+  await store.finishRun(run.id, {
+    ...counters,
     status,
-    finishedAt: finished.toISOString(),
+    finishedAt,
     checkpointAfter,
-    error: recorded?.message ?? null,
-    ...spec.finish?.({ status, error: recorded }),
+    error: notes.length ? notes.join("; ") : null,
+    gapsFound,
+    repaired,
   });
-  return {
-    runId,
-    status,
-    error,
-    checkpointAfter,
-    startedAt: started.toISOString(),
-    finishedAt: finished.toISOString(),
-    durationMs: finished.getTime() - started.getTime(),
-  };
+  const durationMs = Date.parse(finishedAt) - Date.parse(run.startedAt);
+  return { runId: run.id, status, error, checkpointAfter, startedAt: run.startedAt, finishedAt, durationMs };
+}
+
+/** Runs `work` as a recorded run. Never throws for failed work: the result says so. */
+export async function recordRun(
+  deps: RunStore,
+  spec: Omit<RunStart, "startedAt"> & Omit<RunOutcome, "failure">,
+  work: (runId: number, startedAt: string) => Promise<void>,
+): Promise<RunEnd> {
+  const run = await startRun(deps, spec);
+  const failure = await work(run.id, run.startedAt).then(
+    () => undefined,
+    (err: unknown) => err,
+  );
+  return endRun(deps, run, { ...spec, failure });
 }
 
 /** Why the work was asked to stop, in the words of whoever aborted it. */

@@ -11,7 +11,7 @@ import { type FillEvent, runFill } from "../fill/fill.js";
 import { type FillProgress, isFill, resumableProgress } from "../fill/progress.js";
 import { syncStream } from "../fill/stream.js";
 import type { BookingType, SyncDeps } from "../ports.js";
-import { type RunEnd, recordRun } from "../run.js";
+import { endRun, type RunEnd, startRun } from "../run.js";
 import { walkOptions } from "../run-sync.js";
 
 export { FEED_STREAMS } from "../feed/walk.js";
@@ -50,47 +50,53 @@ export async function runBackfill(deps: SyncDeps, options: BackfillOptions = {})
   const { sourcePlatform, bookingType } = options;
   const filtered = sourcePlatform !== undefined;
   const stream = filtered ? backfillStream(sourcePlatform) : streamName(bookingType);
-  const feed = streamName(bookingType);
   if (options.mode === "restart") await clearProgress(deps, stream);
-  const resumed = (await store.readStream(stream)).walk !== null;
+  // The stream's one read this run: the fill is handed it, and keeps its checkpoint current.
+  const state = await store.readStream(stream);
+  const resumed = state.walk !== null;
   const totals = emptyTotals();
   const pageSize = Math.min(100, Math.max(1, Math.floor(options.pageSize ?? 100)));
   const walk = walkOptions(deps, { pageSize, bookingType }, stream, totals);
   const run = { concurrency: options.concurrency ?? 4, onProgress: options.onProgress };
-  const spec = {
-    kind: "backfill",
-    stream,
-    checkpointBefore: filtered ? null : (await store.readStream(feed)).checkpoint,
-    counters: totals,
-    checkpointAfter: async () => (filtered ? null : (await store.readStream(feed)).checkpoint),
-  } as const;
-  const end = await recordRun(deps, spec, async (runId, startedAt) => {
+  // A filtered backfill's stream is its own: it has no checkpoint, and leaves the feed's alone.
+  const checkpoint = () => (filtered ? null : state.checkpoint);
+  const spec = { kind: "backfill", stream, checkpointBefore: checkpoint(), counters: totals } as const;
+  const started = await startRun(deps, spec);
+  let failure: unknown;
+  try {
     if (filtered) {
-      const saved = resumableProgress((await store.readStream(stream)).walk);
-      const state = isFill(saved)
+      const saved = resumableProgress(state.walk);
+      const fill = isFill(saved)
         ? saved
-        : await platformFill(deps, sourcePlatform, pageSize, startedAt, totals);
-      await runFill(deps, walk, run, state, totals);
-      return;
+        : await platformFill(deps, sourcePlatform, pageSize, started.startedAt, totals);
+      await runFill(deps, walk, run, fill, totals, state);
+    } else {
+      const behind = "everything" as const;
+      const fill = { ...run, behind, details: true, lookbackMs: 0, startedAt: started.startedAt };
+      await syncStream(deps, walk, fill, state, totals);
+      await afterBackfill(deps, bookingType, started.id, state.checkpoint, totals);
     }
-    const behind = "everything" as const;
-    await syncStream(
-      deps,
-      walk,
-      { ...run, behind, details: true, lookbackMs: 0, startedAt: new Date(startedAt) },
-      totals,
-    );
-    const checkpoint = (await store.readStream(feed)).checkpoint;
-    if (bookingType === undefined) {
-      const total = await sourceTotal(deps, totals);
-      await store.recordDrift(runId, total, await store.countBookings({ excludeMissing: true }));
-      // The feed read every type: the typed streams are as complete as it is.
-      if (checkpoint !== null) for (const s of FEED_STREAMS) await setCheckpoint(deps, s, checkpoint);
-    }
-  });
+  } catch (err) {
+    failure = err;
+  }
+  const end = await endRun(deps, started, { counters: totals, failure, checkpointAfter: checkpoint() });
   const report: BackfillReport = { ...totals, ...end, stream, resumed };
   logRun(deps.logger, report);
   return report;
+}
+
+/** The drift figures of a backfill of every type; the typed streams are as complete as the feed. */
+async function afterBackfill(
+  deps: SyncDeps,
+  bookingType: BookingType | undefined,
+  runId: number,
+  checkpoint: string | null,
+  totals: WalkTotals,
+): Promise<void> {
+  if (bookingType !== undefined) return;
+  const total = await sourceTotal(deps, totals);
+  await deps.store.recordDrift(runId, total, await deps.store.countBookings({ excludeMissing: true }));
+  if (checkpoint !== null) for (const s of FEED_STREAMS) await setCheckpoint(deps, s, checkpoint);
 }
 
 /** A fill of one platform's list pages alone: list-bookings filters by platform, the feed does not. */

@@ -5,11 +5,12 @@
  * state after it, so the state stored never runs ahead of the rows (invariant 3).
  */
 
-import { pageSaver } from "../feed/save-page.js";
+import { addCounts } from "../counters.js";
 import { type PersistPage, type WalkOptions, type WalkTotals, walkSlice } from "../feed/walk.js";
-import { instantOf, millisOf, minOf } from "../feed/window.js";
+import { instantOf, maxOf, millisOf, minOf } from "../feed/window.js";
 import { inTurn, runPool } from "../pool.js";
-import type { Progress, SyncDeps, WalkProgress } from "../ports.js";
+import type { FeedPage, Progress, StreamState, SyncDeps, WalkProgress } from "../ports.js";
+import { splitRecords } from "../records.js";
 import { readDetailPages } from "./details.js";
 import type { Filling, FillRun } from "./filling.js";
 
@@ -17,37 +18,74 @@ export type { FillEvent, FillRun } from "./filling.js";
 
 import type { FillProgress } from "./progress.js";
 
-/** Runs (or resumes) the fill `state` to its end. Throws when a page cannot be read; what was saved stays. */
+/** How often a fill logs how far it has got, ms. */
+const PROGRESS_LOG_MS = 5_000;
+
+/**
+ * Runs (or resumes) the fill `state` to its end. Throws when a page cannot be read; what was saved
+ * stays. `stored` is the stream as the run read it: its checkpoint is kept current here.
+ */
 export async function runFill(
   deps: SyncDeps,
   walk: WalkOptions,
   run: FillRun,
   state: FillProgress,
   totals: WalkTotals,
+  stored: Pick<StreamState, "checkpoint">,
 ): Promise<void> {
   const filling = fillingOf(deps, walk, run, state, totals);
-  const save = pageSaver(deps, walk, totals);
+  const { logger, clock } = deps;
+  let loggedAt = clock.now().getTime();
   const persist =
     (ceiling: string | null): PersistPage =>
     (page, progress, done) =>
       filling.commit(
         (next) => settle(next, ceiling, progress, done),
         // The last slice's page earns the checkpoint: every booking above the floor is then stored.
-        (stream, next) =>
-          save(
-            page,
-            { ...stream, checkpoint: next.slices.length === 0 ? checkpointOf(next) : undefined },
-            progress.upTo,
-          ),
+        async (stream, next) => {
+          const checkpoint = next.slices.length === 0 ? checkpointOf(next) : undefined;
+          const at = await saveFeedPage(deps, walk, page, { ...stream, checkpoint }, totals);
+          if (at - loggedAt < PROGRESS_LOG_MS) return;
+          loggedAt = at;
+          const fields = {
+            stream: walk.stream,
+            pages: totals.pages,
+            new: totals.inserted,
+            upTo: progress.upTo,
+          };
+          logger.info(fields, "sync progress");
+        },
       );
-  const slices = [...state.slices];
-  await runPool(
-    slices.values(),
-    run.concurrency,
-    (slice) => walkSlice(deps, walk, slice, totals, persist(slice.ceiling ?? null)),
-    deps.signal,
+  try {
+    const slices = [...state.slices];
+    const walkOne = (slice: WalkProgress) =>
+      walkSlice(deps, walk, slice, totals, persist(slice.ceiling ?? null));
+    await runPool(slices.values(), run.concurrency, walkOne, deps.signal);
+    if (state.details) await readDetailPages(filling, state.details);
+  } finally {
+    // The fill's state as saved: once no slice is left, its checkpoint is stored (never backwards).
+    const earned = state.slices.length === 0 ? checkpointOf(state) : undefined;
+    if (earned !== undefined) stored.checkpoint = maxOf([stored.checkpoint ?? earned, earned]);
+  }
+}
+
+/** Stores a feed page with the stream's progress after it; returns when it was read (ms). */
+async function saveFeedPage(
+  deps: SyncDeps,
+  walk: WalkOptions,
+  page: Pick<FeedPage, "records">,
+  progress: Progress,
+  totals: WalkTotals,
+): Promise<number> {
+  const { records, rejects } = splitRecords(page.records, deps.logger, { stream: walk.stream });
+  const now = deps.clock.now();
+  const { bookingType } = walk;
+  const syncedAt = now.toISOString();
+  addCounts(
+    totals,
+    await deps.store.save({ source: "feed", records, rejects, bookingType, progress, syncedAt }),
   );
-  if (state.details) await readDetailPages(filling, state.details);
+  return now.getTime();
 }
 
 /** The fill's shared parts: the save queue, the stream's progress, the rate and the ETA. */

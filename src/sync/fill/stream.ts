@@ -5,7 +5,7 @@
  */
 import type { WalkOptions, WalkTotals } from "../feed/walk.js";
 import { instantOf, shift } from "../feed/window.js";
-import type { SyncDeps, WalkProgress } from "../ports.js";
+import type { StreamState, SyncDeps, WalkProgress } from "../ports.js";
 import { sourceTotal } from "./behind.js";
 import { type FillRun, runFill } from "./fill.js";
 import { planFill } from "./plan.js";
@@ -14,8 +14,8 @@ import { type FillProgress, isFill, resumableProgress } from "./progress.js";
 export interface StreamRun extends FillRun {
   /** Margin re-read below the checkpoint, ms. */
   lookbackMs: number;
-  /** When the run began: a new fill's checkpoint never moves past it. */
-  startedAt: Date;
+  /** When the run began (ISO): a new fill's checkpoint never moves past it. */
+  startedAt: string;
   /** Whether a fill reads details for what it fills. */
   details: boolean;
   /**
@@ -25,44 +25,39 @@ export interface StreamRun extends FillRun {
   behind: number | "everything";
 }
 
-/** Resumes an unfinished fill, then runs a new one. Throws when a page fails; what was read stays. */
+/**
+ * Resumes an unfinished fill, then runs a new one, from `stream` as the run read it (its checkpoint
+ * kept current as the fills move it). Throws when a page fails; what was read stays.
+ */
 export async function syncStream(
   deps: SyncDeps,
   walk: WalkOptions,
   run: StreamRun,
+  stream: StreamState,
   totals: WalkTotals,
 ): Promise<void> {
-  const { store, logger } = deps;
-  const raw = (await store.readStream(walk.stream)).walk;
-  const saved = resumableProgress(raw);
-  if (raw !== null && saved === null)
-    logger.warn(
+  const saved = resumableProgress(stream.walk);
+  if (stream.walk !== null && saved === null)
+    deps.logger.warn(
       { stream: walk.stream },
       "the saved walk cannot be resumed (edited by hand, or written by another version): starting over from the checkpoint",
     );
   if (saved) {
     const state = resumable(saved);
     const left = { stream: walk.stream, slices: state.slices.length, pages: state.pages };
-    logger.info(left, "resuming the unfinished walk");
-    await runFill(deps, walk, run, state, totals);
+    deps.logger.info(left, "resuming the unfinished walk");
+    await runFill(deps, walk, run, state, totals, stream);
     // A fill of the whole feed just ended: asking for everything is answered.
     if (run.behind === "everything" && state.floor === null) return;
   }
-  const { checkpoint } = await store.readStream(walk.stream);
+  const { checkpoint } = stream;
   const everything = run.behind === "everything";
   const floor = checkpoint && !everything ? instantOf(shift(checkpoint, -run.lookbackMs)) : null;
   const behind = run.behind === "everything" ? await sourceTotal(deps, totals) : run.behind;
-  const { concurrency, details } = run;
-  const input = {
-    startedAt: run.startedAt.toISOString(),
-    floor,
-    behind,
-    concurrency,
-    details,
-    whole: everything,
-  };
+  const { concurrency, details, startedAt } = run;
+  const input = { startedAt, floor, behind, concurrency, details, whole: everything };
   const plan = await planFill(deps, { ...input, pageSize: walk.pageSize }, totals);
-  await runFill(deps, walk, run, plan, totals);
+  await runFill(deps, walk, run, plan, totals, stream);
 }
 
 /** A saved fill, or a single walk an earlier version saved (a millisecond `cursor`, no anchor) as one. */
