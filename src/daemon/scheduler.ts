@@ -92,8 +92,11 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
   let seq = 0;
   let skipped = 0;
 
+  // A throwing listener must not break the run loop.
   const emit = <K extends keyof SchedulerEvents>(name: K, ...args: SchedulerEvents[K]) =>
-    safeEmit(events, logger, name, ...args);
+    guarded(logger, `"${name}" listener`, () =>
+      (events.emit as (n: K, ...a: SchedulerEvents[K]) => boolean)(name, ...args),
+    );
 
   const launch = (reason: RunReason): void => {
     const id = ++seq;
@@ -180,18 +183,6 @@ async function execute(
     logFailure(logger, reason, seq, error);
     return { reason, seq, ok: false, durationMs: performance.now() - t0, error };
   }
-}
-
-/** Emits without letting a throwing listener break the run loop. */
-function safeEmit<K extends keyof SchedulerEvents>(
-  events: EventEmitter<SchedulerEvents>,
-  logger: Logger,
-  name: K,
-  ...args: SchedulerEvents[K]
-): void {
-  guarded(logger, `"${name}" listener`, () => {
-    (events.emit as (n: K, ...a: SchedulerEvents[K]) => boolean)(name, ...args);
-  });
 }
 
 function guarded(logger: Logger, what: string, fn: () => void): void {
