@@ -1,17 +1,19 @@
 /**
- * Property tests of the walk over random data sets, into the real SQLite store as users run it:
+ * Property tests of the walk over random data sets, into the real store as users run it (SQLite and
+ * PostgreSQL):
  * tie runs, page sizes, either cursor rule, late arrivals inside the lookback, a server clock ahead
  * of ours, future-dated outliers, failed requests, and processes killed after a random number of
  * pages (what their batch had not committed is lost). After every round the mirror must equal the
  * source. Seeded (FC_SEED to vary); fast-check prints the seed and the shrunk case on failure.
  */
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
-import { openStore, type Store } from "../src/store/index.js";
+import { expect, it } from "vitest";
+import type { Mirror } from "../src/store/store.js";
 import { streamName } from "../src/sync/feed/walk.js";
 import { runSync } from "../src/sync/run-sync.js";
 import { fakeFeed, fixedClock, memoryLogger, type SourceBooking } from "./support/fakes.js";
-import { tempDir } from "./support/store-fixtures.js";
+import { type Backend, describeBackends } from "./support/postgres.js";
+import { type CaseMirror, propertyMirrors } from "./support/property-mirror.js";
 
 const SEED = Number(process.env.FC_SEED ?? 20261123);
 const LOOKBACK_MS = 10_000;
@@ -46,11 +48,12 @@ const caseArb = (tieRunsFit: boolean) =>
 type Case = ReturnType<typeof caseArb> extends fc.Arbitrary<infer C> ? C : never;
 
 /** Plays a case round by round; checks the source, the mirror and the overflows reported after each. */
-async function play(c: Case, check: (source: SourceBooking[], rows: Set<string>, ties: Set<string>) => void) {
-  const tmp = tempDir();
-  // The case's batch rule, and no commit by age: the fixed clock does not move real time.
-  const open = () => openStore(tmp.file(), { batch: { pages: c.batchPages, ms: 3_600_000 } });
-  let store = open();
+async function play(
+  mirrors: (batchPages: number) => Promise<CaseMirror>,
+  c: Case,
+  check: (source: SourceBooking[], rows: Set<string>, ties: Set<string>) => void,
+) {
+  const mirror = await mirrors(c.batchPages);
   const source: SourceBooking[] = [];
   const clock = fixedClock(T0);
   const logger = memoryLogger();
@@ -67,7 +70,7 @@ async function play(c: Case, check: (source: SourceBooking[], rows: Set<string>,
       }
       addLate(
         source,
-        store.readStream(streamName(undefined)).checkpoint,
+        (await mirror.store.readStream(streamName(undefined))).checkpoint,
         round.late,
         c.pageSize,
         () => `b${id++}`,
@@ -85,7 +88,13 @@ async function play(c: Case, check: (source: SourceBooking[], rows: Set<string>,
         const kill = first ? round.killAfterPages : undefined;
         const signal = new AbortController().signal;
         const report = await runSync(
-          { api, store: kill === undefined ? store : dying(store, kill), clock, logger, signal },
+          {
+            api,
+            store: kill === undefined ? mirror.store : dying(mirror.store, kill),
+            clock,
+            logger,
+            signal,
+          },
           { pageSize: c.pageSize, lookbackSeconds: LOOKBACK_MS / 1000 },
         ).catch((err: unknown) => {
           if (err !== KILLED) throw err;
@@ -94,7 +103,7 @@ async function play(c: Case, check: (source: SourceBooking[], rows: Set<string>,
         if (report === undefined) {
           // A killed process records no run; the tie runs it stepped past are in its log only.
           for (const t of loggedOverflows(logger)) ties.add(t);
-          store = crash(store, open);
+          await mirror.crash();
           continue;
         }
         for (const t of report.tieOverflows) ties.add(t);
@@ -102,18 +111,17 @@ async function play(c: Case, check: (source: SourceBooking[], rows: Set<string>,
         if (report.status === "success" || /could not be read whole/.test(report.error?.message ?? "")) break;
         expect(attempt, "a clean rerun must succeed").toBe(0);
       }
-      check(source, mirrorIds(store), ties);
+      check(source, new Set(await mirror.ids()), ties);
     }
   } finally {
-    store.close();
-    tmp.cleanup();
+    await mirror.close();
   }
 }
 
 const KILLED = new Error("process killed");
 
 /** The store of a process killed once `n` pages were saved: from then on, nothing it does happens. */
-function dying(store: Store, n: number): Store {
+function dying(store: Mirror, n: number): Mirror {
   let pages = 0;
   const dead = () => {
     if (pages > n) throw KILLED;
@@ -131,13 +139,6 @@ function dying(store: Store, n: number): Store {
   });
 }
 
-/** What a killed process leaves: its open batch lost, the file as its last commit left it. */
-function crash(store: Store, open: () => Store): Store {
-  if (store.db.inTransaction) store.db.exec("ROLLBACK");
-  store.close();
-  return open();
-}
-
 /** The tie runs the log says could not be read whole. */
 function loggedOverflows(logger: ReturnType<typeof memoryLogger>): string[] {
   return logger.lines
@@ -146,11 +147,6 @@ function loggedOverflows(logger: ReturnType<typeof memoryLogger>): string[] {
       const { createdAt, to } = l.obj as { createdAt: string; to?: string };
       return to ? [createdAt, to] : [createdAt];
     });
-}
-
-function mirrorIds(store: Store): Set<string> {
-  const rows = store.db.prepare("SELECT id FROM bookings").all() as Array<{ id: string }>;
-  return new Set(rows.map((r) => r.id));
 }
 
 /** Late arrivals: committed after the last sync, created inside the lookback below its checkpoint. */
@@ -170,28 +166,37 @@ function addLate(
   }
 }
 
-describe("the feed walk (property)", () => {
+/**
+ * Runs on PostgreSQL: a fifth of SQLite's, whose count stays. Each page there is a few round trips
+ * and each case a reopened store, so the full count would take minutes; the rule they exercise is
+ * the same planner both execute (test/mirror-plan.test.ts), and these runs prove its PostgreSQL
+ * execution under crashes and batches.
+ */
+const runsOn = (backend: Backend, n: number) => (backend.kind === "sqlite" ? n : Math.ceil(n / 5));
+
+describeBackends("the feed walk (property)", (backend) => {
+  const mirrors = propertyMirrors(backend);
   it("mirrors the source exactly when tie runs fit in a page, whatever the cursor rule and crashes", async () => {
     await fc.assert(
       fc.asyncProperty(caseArb(true), async (c) => {
-        await play(c, (source, rows, ties) => {
+        await play(mirrors, c, (source, rows, ties) => {
           expect(ties.size).toBe(0);
           expect([...rows].sort()).toEqual(source.map((b) => b.id).sort());
         });
       }),
-      { seed: SEED, numRuns: 300 },
+      { seed: SEED, numRuns: runsOn(backend, 300) },
     );
   });
 
   it("never loses a booking silently: with oversized tie runs, every missing one is at a reported overflow", async () => {
     await fc.assert(
       fc.asyncProperty(caseArb(false), async (c) => {
-        await play(c, (source, rows, ties) => {
+        await play(mirrors, c, (source, rows, ties) => {
           const missing = source.filter((b) => !rows.has(b.id));
           for (const b of missing) expect(ties.has(new Date(b.at).toISOString())).toBe(true);
         });
       }),
-      { seed: SEED, numRuns: 200 },
+      { seed: SEED, numRuns: runsOn(backend, 200) },
     );
   });
 });
