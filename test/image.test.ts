@@ -4,7 +4,7 @@
  * stage's files are copied beside it, and its ENTRYPOINT + CMD start the daemon there with the
  * runtime's environment, against the simulator. Its HEALTHCHECK command probes the result.
  */
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -159,7 +159,8 @@ describe("the container image's install-and-start sequence", () => {
     mkdirSync(app);
     for (const file of ["package.json", "package-lock.json"]) cpSync(join(ROOT, file), join(app, file));
     const npmCi = deps.steps.find((s) => s.startsWith("RUN npm ci")) as string;
-    const install = await run("npm", npmCi.split(" ").slice(2), { cwd: app, env: cleanEnv() });
+    const prebuilds = localPrebuild(join(dir, "prebuilds"));
+    const install = await run("npm", npmCi.split(" ").slice(2), { cwd: app, env: { ...cleanEnv(), ...prebuilds } });
     expect(install.code, excerpt(install.output)).toBe(0);
     expectProductionOnly(app);
 
@@ -207,6 +208,28 @@ describe("the container image's install-and-start sequence", () => {
     expect(daemon.stderr()).not.toContain("image-token");
   }, 600_000);
 });
+
+/**
+ * better-sqlite3's install script (prebuild-install) takes a prebuilt binary when it finds one and
+ * compiles SQLite from source only when not, which takes minutes on 2 cores. A Docker build with a
+ * network downloads the prebuilt; this machine may have none, so the binary this checkout's own
+ * `npm ci` built from source (the same version, by the same lockfile, for this Node) is offered as
+ * the local prebuild, through prebuild-install's documented `local-prebuilds` setting. Without it
+ * (another version, or no build) nothing is offered and the install compiles as before.
+ */
+function localPrebuild(folder: string): Record<string, string> {
+  const pkg = join(ROOT, "node_modules/better-sqlite3");
+  const binary = join(pkg, "build/Release/better_sqlite3.node");
+  const lock = JSON.parse(readFileSync(join(ROOT, "package-lock.json"), "utf8")) as {
+    packages: Record<string, { version?: string }>;
+  };
+  const { version } = JSON.parse(readFileSync(join(pkg, "package.json"), "utf8")) as { version: string };
+  if (!existsSync(binary) || lock.packages["node_modules/better-sqlite3"]?.version !== version) return {};
+  mkdirSync(folder);
+  const name = `better-sqlite3-v${version}-node-v${process.versions.modules}-${process.platform}-${process.arch}.tar.gz`;
+  const tar = spawnSync("tar", ["-czf", join(folder, name), "-C", pkg, "build/Release/better_sqlite3.node"]);
+  return tar.status === 0 ? { npm_config_better_sqlite3_local_prebuilds: folder } : {};
+}
 
 /**
  * Every dependency installed, better-sqlite3 built; nothing the lockfile marks dev-only (packages
