@@ -160,7 +160,10 @@ describe("the container image's install-and-start sequence", () => {
     for (const file of ["package.json", "package-lock.json"]) cpSync(join(ROOT, file), join(app, file));
     const npmCi = deps.steps.find((s) => s.startsWith("RUN npm ci")) as string;
     const prebuilds = localPrebuild(join(dir, "prebuilds"));
-    const install = await run("npm", npmCi.split(" ").slice(2), { cwd: app, env: { ...cleanEnv(), ...prebuilds } });
+    const install = await run("npm", npmCi.split(" ").slice(2), {
+      cwd: app,
+      env: { ...cleanEnv(), ...prebuilds },
+    });
     expect(install.code, excerpt(install.output)).toBe(0);
     expectProductionOnly(app);
 
