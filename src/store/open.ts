@@ -12,11 +12,15 @@ import { checkWritable } from "./access.js";
 import { type Batch, type BatchRule, batch } from "./batch.js";
 import { readStatusPage } from "./daily.js";
 import { createDatabaseFile, DEFAULT_DB_MODE } from "./file-modes.js";
-import { sqlitePageWriter } from "./mirror/page-writer.js";
+import {
+  askSqlite,
+  sqliteStatements,
+  SQLITE_UNLISTED as UNLISTED,
+  writeSqlitePage,
+} from "./mirror/execute.js";
 import type { PersonalData } from "./personal-data.js";
 import { applyPragmas, BUSY_TIMEOUT_MS, emptyWal } from "./pragmas.js";
 import { reads } from "./reads.js";
-import { unlistedCounter, unlistedMarker, unlistedTimes } from "./reconcile-writes.js";
 import { runs } from "./runs.js";
 import * as schema from "./schema.js";
 import { sqliteSnapshot } from "./snapshot.js";
@@ -137,10 +141,7 @@ function assemble(
 ): Store {
   /** The run being recorded, for `booking_changes`. */
   let currentRun: number | null = null;
-  const writePage = lazy(() => sqlitePageWriter(db, () => currentRun, personalData));
-  const unlisted = lazy(() => unlistedMarker(db));
-  const unlistedAt = lazy(() => unlistedTimes(db));
-  const unlistedCount = lazy(() => unlistedCounter(db));
+  const statements = lazy(() => sqliteStatements(db));
   const run = lazy(() => runs(db, orm));
   const read = lazy(() => reads(db, orm));
   // A read-only store's own connection never writes; a writer's status reads go to the keeper.
@@ -178,10 +179,10 @@ function assemble(
       }
     },
     flush: () => pages.flush(),
-    save: (page) => pages.page(() => writePage()(page)),
-    markUnlisted: afterPages((scope) => unlisted()(scope)),
-    unlistedTimes: (scope, limit) => unlistedAt()(scope, limit),
-    countUnlisted: (scope) => unlistedCount()(scope),
+    save: (page) => pages.page(() => writeSqlitePage(statements(), page, currentRun, personalData)),
+    markUnlisted: afterPages((scope) => askSqlite(statements(), UNLISTED.markUnlisted(scope))),
+    unlistedTimes: (scope, limit) => askSqlite(statements(), UNLISTED.unlistedTimes(scope, limit)),
+    countUnlisted: (scope) => askSqlite(statements(), UNLISTED.countUnlisted(scope)),
     readStream: (stream) => read().readStream(stream),
     readProgress: <T>(stream: string) => read().readProgress<T>(stream),
     countBookings: (filter) => read().countBookings(filter),

@@ -1,5 +1,5 @@
 /** The port's reads and reconcile's marks and counts in Postgres: the twins of ../reads.ts and ../reconcile-writes.ts. */
-import type { StreamState, UnlistedScope, WalkProgress } from "../../sync/ports.js";
+import type { StreamState, WalkProgress } from "../../sync/ports.js";
 import type { BookingFilter } from "../reads.js";
 import type { Query } from "./sql.js";
 
@@ -59,49 +59,6 @@ export async function absentIds(query: Query, ids: readonly string[]): Promise<s
     [ids],
   );
   return rows.map((r) => r.id);
-}
-
-// What the pass judges: in scope, not marked yet, and known to the mirror before the pass began.
-const JUDGED = `missing_since IS NULL AND first_seen_at < $2 AND created_at < $2
-  AND ($3::text IS NULL OR created_at >= $3) AND ($4::text IS NULL OR source_platform = $4)
-  AND ($5::text IS NULL OR booking_type = $5)`;
-// Of those, the ones the run did not list.
-const NOT_LISTED = "listed_by_run IS DISTINCT FROM $1::integer";
-const UNLISTED = `${JUDGED} AND ${NOT_LISTED}`;
-
-const scopeParams = (s: UnlistedScope) => [
-  s.runId,
-  s.startedAt,
-  s.since ?? null,
-  s.sourcePlatform ?? null,
-  s.bookingType ?? null,
-];
-
-export async function markUnlisted(query: Query, scope: UnlistedScope): Promise<number> {
-  const sql = `WITH marked AS (UPDATE bookings SET missing_since = $6 WHERE ${UNLISTED} RETURNING 1)
-    SELECT count(*)::integer AS n FROM marked`;
-  return count(query, sql, [...scopeParams(scope), scope.at]);
-}
-
-export async function unlistedTimes(query: Query, scope: UnlistedScope, limit: number): Promise<string[]> {
-  const rows = await query<{ at: string }>(
-    `SELECT DISTINCT created_at AS at FROM bookings WHERE ${UNLISTED} ORDER BY created_at DESC LIMIT $6`,
-    [...scopeParams(scope), limit],
-  );
-  return rows.map((r) => r.at);
-}
-
-/** How many bookings `markUnlisted` would mark, of how many it judges. */
-export async function countUnlisted(
-  query: Query,
-  scope: UnlistedScope,
-): Promise<{ unlisted: number; judged: number }> {
-  const [row] = await query<{ unlisted: number; judged: number }>(
-    `SELECT (count(*) FILTER (WHERE ${NOT_LISTED}))::integer AS unlisted, count(*)::integer AS judged
-    FROM bookings WHERE ${JUDGED}`,
-    scopeParams(scope),
-  );
-  return row ?? { unlisted: 0, judged: 0 };
 }
 
 async function count(query: Query, sql: string, params: readonly unknown[]): Promise<number> {

@@ -9,7 +9,7 @@ import { ConfigError, wrapError } from "../../errors.js";
 import type { Logger, TimerClock } from "../../sync/ports.js";
 import { type BatchRule, DEFAULT_BATCH } from "../batch.js";
 import { readStatusPage } from "../daily.js";
-import { writePostgresPage } from "../mirror/page-writer.js";
+import { askPostgres, POSTGRES_UNLISTED as UNLISTED, writePostgresPage } from "../mirror/execute.js";
 import type { PersonalData } from "../personal-data.js";
 import type { RunRow } from "../runs.js";
 import { MIRROR_TABLES, readCheckpoints, readFill, readStatus } from "../status.js";
@@ -110,9 +110,10 @@ function assemble(pool: Pool, location: string, first: Session, options: Postgre
     bookingsNeedingDetails: (limit) => session.turn((q) => read.bookingsNeedingDetails(q, limit)),
     countAccounted: (since) => session.turn((q) => read.countAccounted(q, since)),
     absentIds: (ids) => session.turn((q) => read.absentIds(q, ids)),
-    markUnlisted: (scope) => session.afterPages((q) => read.markUnlisted(q, scope)),
-    unlistedTimes: (scope, limit) => session.turn((q) => read.unlistedTimes(q, scope, limit)),
-    countUnlisted: (scope) => session.turn((q) => read.countUnlisted(q, scope)),
+    markUnlisted: (scope) => session.afterPages((q) => askPostgres(q, UNLISTED.markUnlisted(scope))),
+    unlistedTimes: (scope, limit) =>
+      session.turn((q) => askPostgres(q, UNLISTED.unlistedTimes(scope, limit))),
+    countUnlisted: (scope) => session.turn((q) => askPostgres(q, UNLISTED.countUnlisted(scope))),
     async startRun(run) {
       await session.reset();
       currentRun = await session.afterPages((q) => runs.startRun(q, run));

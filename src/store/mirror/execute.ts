@@ -1,0 +1,80 @@
+/**
+ * Each database executes the mirror's statements (page-sql.ts, unlisted.ts) its own way: SQLite
+ * synchronously through statements prepared once per connection, inside the batch's transaction;
+ * PostgreSQL one round trip per statement, on the writer's connection.
+ */
+import type Database from "better-sqlite3";
+import type { PageWrite, UpsertCounts } from "../../sync/ports.js";
+import type { PersonalData } from "../personal-data.js";
+import type { Query } from "../postgres/sql.js";
+import { POSTGRES, SQLITE } from "./dialect.js";
+import { toPageRows } from "./page-rows.js";
+import { pageSql, type Statement, type StoredRow } from "./page-sql.js";
+import { type Ask, unlistedSql } from "./unlisted.js";
+
+/** Statements on one SQLite connection, each prepared at its first use. */
+export interface SqliteStatements {
+  all(s: Statement): Array<Record<string, unknown>>;
+  run(s: Statement): void;
+}
+
+export function sqliteStatements(db: Database.Database): SqliteStatements {
+  const prepared = new Map<string, Database.Statement>();
+  const statement = (text: string) => {
+    let s = prepared.get(text);
+    if (s === undefined) {
+      s = db.prepare(text);
+      prepared.set(text, s);
+    }
+    return s;
+  };
+  return {
+    all: (s) => statement(s.sql).all(s.params) as Array<Record<string, unknown>>,
+    run: (s) => void statement(s.sql).run(s.params),
+  };
+}
+
+const sqliteSql = pageSql(SQLITE);
+const postgresSql = pageSql(POSTGRES);
+
+/** Reconcile's statements in each dialect. */
+export const SQLITE_UNLISTED = unlistedSql(SQLITE);
+export const POSTGRES_UNLISTED = unlistedSql(POSTGRES);
+
+/** Writes a page on SQLite, in the caller's transaction; `runId` is the run being recorded. */
+export function writeSqlitePage(
+  statements: SqliteStatements,
+  page: PageWrite,
+  runId: number | null,
+  personal?: PersonalData,
+): UpsertCounts {
+  const rows = toPageRows(page, personal);
+  const stored = statements.all(sqliteSql.stored(rows)) as StoredRow[];
+  const [writes, counts] = sqliteSql.writes(rows, stored, runId);
+  for (const w of writes) statements.run(w);
+  return counts;
+}
+
+/** Writes a page through `query`, in the caller's transaction; `runId` is the run being recorded. */
+export async function writePostgresPage(
+  query: Query,
+  page: PageWrite,
+  runId: number | null,
+  personal?: PersonalData,
+): Promise<UpsertCounts> {
+  const rows = toPageRows(page, personal);
+  const read = postgresSql.stored(rows);
+  const [writes, counts] = postgresSql.writes(rows, await query<StoredRow>(read.sql, read.params), runId);
+  for (const w of writes) await query(w.sql, w.params);
+  return counts;
+}
+
+/** Answers `ask` on SQLite. */
+export function askSqlite<T>(statements: SqliteStatements, ask: Ask<T>): T {
+  return ask.answer(statements.all(ask.statement));
+}
+
+/** Answers `ask` through `query`. */
+export async function askPostgres<T>(query: Query, ask: Ask<T>): Promise<T> {
+  return ask.answer(await query(ask.statement.sql, ask.statement.params));
+}

@@ -1,0 +1,63 @@
+/**
+ * Reconcile's write, for both databases: after a complete pass, bookings in the window it did not
+ * serve get `missing_since`. Never a delete; a list page that serves the booking again clears it.
+ */
+import type { UnlistedScope } from "../../sync/ports.js";
+import type { Dialect } from "./dialect.js";
+import type { Statement } from "./page-sql.js";
+
+/** A statement and how its rows make the answer. */
+export interface Ask<T> {
+  statement: Statement;
+  answer(rows: Array<Record<string, unknown>>): T;
+}
+
+// What the pass judges: in scope, not marked yet, and known to the mirror before the pass began.
+const JUDGED = `missing_since IS NULL AND first_seen_at < ? AND created_at < ?
+  AND (CAST(? AS text) IS NULL OR created_at >= ?) AND (CAST(? AS text) IS NULL OR source_platform = ?)
+  AND (CAST(? AS text) IS NULL OR booking_type = ?)`;
+// Of those, the ones the run did not list.
+const NOT_LISTED = "listed_by_run IS DISTINCT FROM CAST(? AS integer)";
+const UNLISTED = `${JUDGED} AND ${NOT_LISTED}`;
+
+/** The values of `JUDGED`, then of `NOT_LISTED`. */
+function scope(s: UnlistedScope): unknown[] {
+  const since = s.since ?? null;
+  const platform = s.sourcePlatform ?? null;
+  const type = s.bookingType ?? null;
+  return [s.startedAt, s.startedAt, since, since, platform, platform, type, type, s.runId];
+}
+
+/** The reconcile statements in dialect `d`. */
+export function unlistedSql(d: Dialect) {
+  const mark = d.marks(`UPDATE bookings SET missing_since = ? WHERE ${UNLISTED} RETURNING 1`);
+  const times = d.marks(
+    `SELECT DISTINCT created_at AS at FROM bookings WHERE ${UNLISTED} ORDER BY created_at DESC LIMIT ?`,
+  );
+  const count = d.marks(`SELECT
+      CAST(coalesce(sum(CASE WHEN ${NOT_LISTED} THEN 1 ELSE 0 END), 0) AS integer) AS unlisted,
+      CAST(count(*) AS integer) AS judged
+    FROM bookings WHERE ${JUDGED}`);
+  return {
+    /** Marks what a finished pass did not list; answers how many were newly marked. */
+    markUnlisted: (s: UnlistedScope): Ask<number> => ({
+      statement: { sql: mark, params: [s.at, ...scope(s)] },
+      answer: (rows) => rows.length,
+    }),
+    /** The distinct createdAt `markUnlisted` would mark, newest first, at most `limit`. */
+    unlistedTimes: (s: UnlistedScope, limit: number): Ask<string[]> => ({
+      statement: { sql: times, params: [...scope(s), limit] },
+      answer: (rows) => rows.map((r) => r.at as string),
+    }),
+    /** How many `markUnlisted` would mark, of how many it judges. */
+    countUnlisted: (s: UnlistedScope): Ask<{ unlisted: number; judged: number }> => {
+      const values = scope(s);
+      // NOT_LISTED's value comes first here: the count's CASE precedes the WHERE.
+      const params = [values.at(-1), ...values.slice(0, -1)];
+      return {
+        statement: { sql: count, params },
+        answer: (rows) => (rows[0] as { unlisted: number; judged: number }) ?? { unlisted: 0, judged: 0 },
+      };
+    },
+  };
+}
