@@ -1,19 +1,24 @@
 /**
  * One incremental sync run: the feed walk, the details pass (when asked), then a drift check, recorded
  * in `sync_runs`. Shared by the `sync` command and the daemon, so both behave the same.
+ *
+ * How a page flows from the API to SQL: `runSync` reads the stream's state once and starts the run
+ * (run.ts); `syncStream` (fill/stream.ts) resumes the fill a run left, or plans one down to the
+ * checkpoint; `runFill` (fill/fill.ts) walks its slices; `walkSlice` (feed/walk.ts) fetches a page,
+ * hands it with its progress to the pure reducer `advance` (feed/advance.ts, on the verdict of
+ * feed/window.ts) and switches on the action it returns; the fill then stores the page's rows and the
+ * walk's progress in one `store.save`. `endRun` records how the run ended.
  */
 import { coerceError, wrapError } from "../errors.js";
 import { runLogFields, zeroCounters } from "./counters.js";
-import { emptyTotals, streamName, type WalkOptions, type WalkTotals } from "./feed/walk.js";
+import { emptyTotals, streamName, type WalkTotals } from "./feed/walk.js";
 import { type Behind, howFarBehind } from "./fill/behind.js";
 import type { FillEvent } from "./fill/fill.js";
 import { sliceCount } from "./fill/slices.js";
 import { syncStream } from "./fill/stream.js";
 import { type DetailsReport, emptyDetailsReport, fillDetails } from "./list/details.js";
 import { checkDrift, type Drift } from "./list/drift.js";
-import { confirmFeedEnd } from "./list/feed-end.js";
 import { type RepairReport, repairMirror } from "./list/repair.js";
-import { readTieRun, type TieWindow } from "./list/ties.js";
 import type { BookingType, FeedPage, StreamState, SyncDeps } from "./ports.js";
 import { endRun, type RunEnd, startRun } from "./run.js";
 
@@ -95,10 +100,21 @@ async function walkStream(
   startedAt: string,
   totals: WalkTotals,
 ): Promise<Behind> {
+  const { pageSize, bookingType } = options;
   const lookbackMs = options.lookbackSeconds * 1000;
-  const { head, newest } = await takeOnce(deps, options);
-  const where = { bookingType: options.bookingType, checkpoint: stream.checkpoint, lookbackMs, newest };
-  const known = await howFarBehind(deps, where, totals);
+  const newest = await deps.api.fetchRecent({ limit: pageSize, bookingType }, deps.signal);
+  let unread: FeedPage | undefined = newest;
+  // The first walk from the newest booking takes it instead of asking again, once.
+  const head = () => {
+    const page = unread;
+    unread = undefined;
+    return page;
+  };
+  const known = await howFarBehind(
+    deps,
+    { bookingType, checkpoint: stream.checkpoint, lookbackMs, newest },
+    totals,
+  );
   const run = {
     concurrency: options.concurrency ?? 1,
     onProgress: options.onProgress,
@@ -107,47 +123,9 @@ async function walkStream(
     details: options.details ?? false,
     behind: known.behind,
   };
-  const walk = { ...walkOptions(deps, options, stream.stream, totals), head };
+  const walk = { stream: stream.stream, bookingType, pageSize, tieMaxPages: options.tieMaxPages, head };
   await syncStream(deps, walk, run, stream, totals);
   return known;
-}
-
-/** Reads the feed's newest page; the first walk from the top takes it, once. */
-async function takeOnce(
-  deps: SyncDeps,
-  options: SyncOptions,
-): Promise<{ head: () => Promise<FeedPage> | undefined; newest: FeedPage }> {
-  const newest = await deps.api.fetchRecent(
-    { limit: options.pageSize, bookingType: options.bookingType },
-    deps.signal,
-  );
-  let page: Promise<FeedPage> | undefined = Promise.resolve(newest);
-  return {
-    newest,
-    head: () => {
-      const taken = page;
-      page = undefined;
-      return taken;
-    },
-  };
-}
-
-/** The walk's options: the stream, and tie runs read through list-bookings (list/ties.ts). */
-export function walkOptions(
-  deps: SyncDeps,
-  options: Pick<SyncOptions, "pageSize" | "bookingType" | "tieMaxPages">,
-  stream: string,
-  totals: WalkTotals,
-): WalkOptions {
-  const { pageSize, bookingType } = options;
-  return {
-    stream,
-    bookingType,
-    pageSize,
-    readTie: ({ from, to, known }: TieWindow) =>
-      readTieRun(deps, { from, to }, { pageSize, bookingType, maxPages: options.tieMaxPages, known }, totals),
-    confirmEnd: (upTo) => confirmFeedEnd(deps, upTo, { pageSize, bookingType }, totals),
-  };
 }
 
 // The run's booking counts stay the feed's, so "new" means new bookings; the details pass's own

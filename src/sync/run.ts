@@ -82,20 +82,6 @@ export async function endRun(deps: RunStore, run: StartedRun, outcome: RunOutcom
   return { runId: run.id, status, error, checkpointAfter, startedAt: run.startedAt, finishedAt, durationMs };
 }
 
-/** Runs `work` as a recorded run. Never throws for failed work: the result says so. */
-export async function recordRun(
-  deps: RunStore,
-  spec: Omit<RunStart, "startedAt"> & Omit<RunOutcome, "failure">,
-  work: (runId: number, startedAt: string) => Promise<void>,
-): Promise<RunEnd> {
-  const run = await startRun(deps, spec);
-  const failure = await work(run.id, run.startedAt).then(
-    () => undefined,
-    (err: unknown) => err,
-  );
-  return endRun(deps, run, { ...spec, failure });
-}
-
 /** Why the work was asked to stop, in the words of whoever aborted it. */
 function stopReason(signal: AbortSignal): string {
   const reason: unknown = signal.reason;

@@ -12,7 +12,6 @@ import { type FillProgress, isFill, resumableProgress } from "../fill/progress.j
 import { syncStream } from "../fill/stream.js";
 import type { BookingType, SyncDeps } from "../ports.js";
 import { endRun, type RunEnd, startRun } from "../run.js";
-import { walkOptions } from "../run-sync.js";
 
 export { FEED_STREAMS } from "../feed/walk.js";
 
@@ -56,7 +55,7 @@ export async function runBackfill(deps: SyncDeps, options: BackfillOptions = {})
   const resumed = state.walk !== null;
   const totals = emptyTotals();
   const pageSize = Math.min(100, Math.max(1, Math.floor(options.pageSize ?? 100)));
-  const walk = walkOptions(deps, { pageSize, bookingType }, stream, totals);
+  const walk = { stream, bookingType, pageSize };
   const run = { concurrency: options.concurrency ?? 4, onProgress: options.onProgress };
   // A filtered backfill's stream is its own: it has no checkpoint, and leaves the feed's alone.
   const checkpoint = () => (filtered ? null : state.checkpoint);
@@ -74,7 +73,13 @@ export async function runBackfill(deps: SyncDeps, options: BackfillOptions = {})
       const behind = "everything" as const;
       const fill = { ...run, behind, details: true, lookbackMs: 0, startedAt: started.startedAt };
       await syncStream(deps, walk, fill, state, totals);
-      await afterBackfill(deps, bookingType, started.id, state.checkpoint, totals);
+      if (bookingType === undefined) {
+        const total = await sourceTotal(deps, totals);
+        await store.recordDrift(started.id, total, await store.countBookings({ excludeMissing: true }));
+        // The feed read every type: the typed streams are as complete as it is.
+        const { checkpoint } = state;
+        if (checkpoint !== null) for (const s of FEED_STREAMS) await setCheckpoint(deps, s, checkpoint);
+      }
     }
   } catch (err) {
     failure = err;
@@ -83,20 +88,6 @@ export async function runBackfill(deps: SyncDeps, options: BackfillOptions = {})
   const report: BackfillReport = { ...totals, ...end, stream, resumed };
   logRun(deps.logger, report);
   return report;
-}
-
-/** The drift figures of a backfill of every type; the typed streams are as complete as the feed. */
-async function afterBackfill(
-  deps: SyncDeps,
-  bookingType: BookingType | undefined,
-  runId: number,
-  checkpoint: string | null,
-  totals: WalkTotals,
-): Promise<void> {
-  if (bookingType !== undefined) return;
-  const total = await sourceTotal(deps, totals);
-  await deps.store.recordDrift(runId, total, await deps.store.countBookings({ excludeMissing: true }));
-  if (checkpoint !== null) for (const s of FEED_STREAMS) await setCheckpoint(deps, s, checkpoint);
 }
 
 /** A fill of one platform's list pages alone: list-bookings filters by platform, the feed does not. */

@@ -18,21 +18,16 @@ export interface PageRead {
   page: Pick<FeedPage, "records" | "hasMore">;
 }
 
-/** What the walk does after a page: the one verdict type from the page to the walk's `switch`. */
+/**
+ * What the walk does after a page: the one verdict type from the page to the walk's `switch`. The
+ * window's steps as they are (window.ts says what each means), a tie run with the ids the page
+ * served in it, and a refusal split in two: `again` asks for the same page once more, saving
+ * nothing; `refuse` stops the walk, saving its progress first when it `restart`s from the ceiling.
+ */
 export type Action =
-  /** Save the page; the walk is complete. */
-  | Extract<Step, { kind: "done" }>
-  /** Save the page and read on from the progress's `upTo`. */
-  | Extract<Step, { kind: "next" }>
-  /** The page did not serve the anchor again: read on from the fallback (a warning). */
-  | Extract<Step, { kind: "fall-back" }>
-  /** A full page of one tie run: have it read (`known` it already served), save the page, read on. */
+  | Exclude<Step, { kind: "tie" | "refuse" }>
   | (Extract<Step, { kind: "tie" }> & { known: string[] })
-  /** An end the feed cannot vouch for: the walk ends only if the list shows nothing below `upTo`. */
-  | Extract<Step, { kind: "end-unconfirmed" }>
-  /** The answer made no sense: ask for the same page once more, saving nothing. */
   | { kind: "again"; problem: string }
-  /** Stop with `message`; when `restart`, save the progress (set back to the ceiling) first. */
   | { kind: "refuse"; message: string; restart: boolean };
 
 /** The progress after `read` and the walk's next action. Same progress and page, same answer. */

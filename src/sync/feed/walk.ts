@@ -7,8 +7,8 @@
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { ApiError, coerceError, isAbortError } from "../../errors.js";
 import { countPage, zeroCounters } from "../counters.js";
-import type { EndCheck } from "../list/feed-end.js";
-import type { TieRead, TieWindow } from "../list/ties.js";
+import { confirmFeedEnd } from "../list/feed-end.js";
+import { readTieRun, type TieRead, type TieWindow } from "../list/ties.js";
 import type { BookingType, FeedPage, RunCounters, SyncDeps, WalkProgress } from "../ports.js";
 import { type Action, advance } from "./advance.js";
 import { cursorFor } from "./window.js";
@@ -19,25 +19,20 @@ export interface WalkOptions {
   bookingType?: BookingType | undefined;
   /** Bookings per request, 1–100. */
   pageSize: number;
-  /** Reads a tie run the feed cannot page through (ties.ts); without it the run is only reported. */
-  readTie?: ((window: TieWindow) => Promise<TieRead>) | undefined;
-  /**
-   * Whether the feed really ends below `upTo` where it serves nothing but claims more (list/feed-end.ts);
-   * without it such a walk fails.
-   */
-  confirmEnd?: ((upTo: string | null) => Promise<EndCheck>) | undefined;
+  /** list-bookings pages one tie run the feed cannot page through may take; default TIE_MAX_PAGES. */
+  tieMaxPages?: number | undefined;
   /**
    * The feed's newest page, asked for before anything else in the run (run-sync.ts): the first walk
    * from the newest booking takes it instead of asking again; undefined once taken.
    */
-  head?: (() => Promise<FeedPage> | undefined) | undefined;
+  head?: (() => FeedPage | undefined) | undefined;
 }
 
 /** Counters of a whole sync, plus the tie runs the feed could not page through. */
 export interface WalkTotals extends RunCounters {
   /** Tie runs (createdAt) nothing read whole: some of their bookings may be missing. */
   tieOverflows: string[];
-  /** Tie runs the feed could not page through that `readTie` read whole. */
+  /** Tie runs the feed could not page through that list-bookings read whole. */
   tiesRead: string[];
   /** What the source did that the run weighed against other evidence and let pass: one line each. */
   warnings: string[];
@@ -78,6 +73,7 @@ export async function walkSlice(
   persist: PersistPage,
 ): Promise<void> {
   const { api, logger, signal } = deps;
+  const { stream } = options;
   const request = (upTo: string | null, again = false) => {
     const query = { limit: options.pageSize, cursor: cursorFor(upTo), bookingType: options.bookingType };
     const page = api.fetchRecent(query, signal);
@@ -85,7 +81,7 @@ export async function walkSlice(
     return { upTo, again, page };
   };
   const head = start.upTo === null ? options.head?.() : undefined;
-  let current = head ? { upTo: null, again: false, page: head } : request(start.upTo);
+  let current = head ? { upTo: null, again: false, page: Promise.resolve(head) } : request(start.upTo);
   let progress = start;
   const readOn = async () => {
     current = request(progress.upTo);
@@ -96,14 +92,9 @@ export async function walkSlice(
     const page = await current.page;
     countPage(totals, page.attempts);
     const read = { upTo: current.upTo, again: current.again, limit: options.pageSize, page };
-    const where = {
-      stream: options.stream,
-      cursor: cursorFor(current.upTo) ?? null,
-      records: page.records.length,
-    };
-    const next = advance(progress, read);
-    const { action } = next;
-    progress = next.progress;
+    const { progress: after, action } = advance(progress, read);
+    progress = after;
+    const where = { stream, cursor: cursorFor(current.upTo) ?? null, records: page.records.length };
     switch (action.kind) {
       case "again":
         logger.warn(
@@ -115,9 +106,9 @@ export async function walkSlice(
       case "refuse":
         // Its progress (a walk starting over) commits with the pages read before it.
         if (action.restart) await persist({ records: [] }, progress, false);
-        throw new Error(`walk ${options.stream}: ${action.message}`);
+        throw new Error(`walk ${stream}: ${action.message}`);
       case "end-unconfirmed":
-        await settleEnd(action, options, totals, logger);
+        await settleEnd(deps, action, options, totals);
         return persist(page, progress, true);
       case "done":
         logger.debug({ ...where, reason: action.reason }, "walk complete");
@@ -140,7 +131,7 @@ export async function walkSlice(
       case "tie":
         await readOn();
         // Before the page is saved: its progress is past the run, so it must not be stored first.
-        progress = await settleTie(action, progress, options, totals, logger);
+        progress = await settleTie(deps, action, progress, options, totals);
         break;
     }
     await persist(page, progress, false);
@@ -149,35 +140,37 @@ export async function walkSlice(
 
 /**
  * An end the feed cannot vouch for (an empty page that claims more): the walk ends there, with a
- * warning, only when `confirmEnd` shows no booking below it; otherwise it stops, to resume there.
+ * warning, only when the list shows no booking below it (list/feed-end.ts); otherwise it stops, to
+ * resume there.
  */
 async function settleEnd(
+  deps: SyncDeps,
   end: Extract<Action, { kind: "end-unconfirmed" }>,
   options: WalkOptions,
   totals: WalkTotals,
-  logger: SyncDeps["logger"],
 ): Promise<void> {
   const below = end.upTo ?? "the newest booking";
-  const check = options.confirmEnd ? await options.confirmEnd(end.upTo) : undefined;
-  if (!check?.complete)
+  const { pageSize, bookingType } = options;
+  const check = await confirmFeedEnd(deps, end.upTo, { pageSize, bookingType }, totals);
+  if (!check.complete)
     throw new Error(
-      `walk ${options.stream}: ${end.message}, asked twice, below ${below}${check ? `, and ${check.why}` : ""}; stopped with the checkpoint unmoved (the next run resumes at ${below})`,
+      `walk ${options.stream}: ${end.message}, asked twice, below ${below}, and ${check.why}; stopped with the checkpoint unmoved (the next run resumes at ${below})`,
     );
   const warning = `${end.message} below ${below}, and ${check.why}: taken as the feed's end`;
   totals.warnings.push(`${options.stream}: ${warning}`);
-  logger.warn({ stream: options.stream, upTo: end.upTo }, warning);
+  deps.logger.warn({ stream: options.stream, upTo: end.upTo }, warning);
 }
 
 /**
- * Has a tie run read through `readTie`, or reports it as possibly incomplete. The progress after it:
+ * Has a tie run read through list-bookings (list/ties.ts), or reports it as possibly incomplete. The progress after it:
  * the feed's next page must serve again the booking the list showed below the run.
  */
 async function settleTie(
+  deps: SyncDeps,
   window: TieWindow,
   progress: WalkProgress,
   options: WalkOptions,
   totals: WalkTotals,
-  logger: SyncDeps["logger"],
 ): Promise<WalkProgress> {
   const where = {
     stream: options.stream,
@@ -185,20 +178,19 @@ async function settleTie(
     ...(window.to !== window.from ? { to: window.to } : {}),
   };
   const times = window.to === window.from ? [window.from] : [window.from, window.to];
-  let read: TieRead = { complete: false, why: "the feed cannot page within it" };
-  if (options.readTie) {
-    try {
-      read = await options.readTie(window);
-    } catch (err) {
-      // A transient failure fails the sync, which resumes here; one no run can fix would fail every
-      // sync, so the run is reported instead and the walk goes on.
-      if (isAbortError(err) || (err instanceof ApiError && err.retryable)) throw err;
-      read = { complete: false, why: `list-bookings failed: ${coerceError(err).message}` };
-    }
+  const { pageSize, bookingType, tieMaxPages: maxPages } = options;
+  let read: TieRead;
+  try {
+    read = await readTieRun(deps, window, { pageSize, bookingType, maxPages, known: window.known }, totals);
+  } catch (err) {
+    // A transient failure fails the sync, which resumes here; one no run can fix would fail every
+    // sync, so the run is reported instead and the walk goes on.
+    if (isAbortError(err) || (err instanceof ApiError && err.retryable)) throw err;
+    read = { complete: false, why: `list-bookings failed: ${coerceError(err).message}` };
   }
   if (read.complete) {
     totals.tiesRead.push(...times);
-    logger.info(
+    deps.logger.info(
       where,
       "a full feed page of bookings shares one createdAt; read the rest of them through list-bookings",
     );
@@ -211,7 +203,7 @@ async function settleTie(
       `walk ${options.stream}: a full page of bookings shares ${window.from} and the rest of them could not be read (${read.why}); stopped with the checkpoint unmoved`,
     );
   totals.tieOverflows.push(...times);
-  logger.warn(
+  deps.logger.warn(
     { ...where, why: read.why },
     "a full page of bookings shares one createdAt and the rest of them could not be read; some may be missing until the repair finds them",
   );

@@ -6,7 +6,7 @@
  */
 import { runLogFields, zeroCounters } from "../counters.js";
 import type { BookingType, ListPage, RunCounters, SyncDeps, UnlistedScope } from "../ports.js";
-import { type RunEnd, recordRun } from "../run.js";
+import { endRun, type RunEnd, startRun } from "../run.js";
 import { saveListPage, walkList } from "./list-walk.js";
 import {
   DEFAULT_MAX_MISSING_PERCENT,
@@ -49,8 +49,10 @@ export async function runReconcile(deps: SyncDeps, options: ReconcileOptions): P
   const totals: RunCounters = zeroCounters();
   let missing = 0;
   let withheld: WithheldMarks | null = null;
-  const spec = { kind: "reconcile", stream: "reconcile", checkpointBefore: null, counters: totals } as const;
-  const { checkpointAfter: _, ...end } = await recordRun(deps, spec, async (runId, startedAt) => {
+  const run = await startRun(deps, { kind: "reconcile", stream: "reconcile", checkpointBefore: null });
+  const { id: runId, startedAt } = run;
+  let failure: unknown;
+  try {
     await passOver(deps, runId, options, totals);
     // A typed mirror judges its own type only: another type's bookings are not the pass's to find.
     const { bookingType } = options;
@@ -59,7 +61,10 @@ export async function runReconcile(deps: SyncDeps, options: ReconcileOptions): P
     withheld = await judgeShare(deps, scope, options);
     if (withheld === null) missing = await deps.store.markUnlisted(scope);
     await recordWithheld(deps, withheld, since);
-  });
+  } catch (err) {
+    failure = err;
+  }
+  const { checkpointAfter: _, ...end } = await endRun(deps, run, { counters: totals, failure });
   const report: ReconcileReport = { ...totals, ...end, since, missing, withheld };
   logRun(deps.logger, report);
   return report;
