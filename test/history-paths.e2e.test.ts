@@ -9,7 +9,8 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type Simulator, startSimulator } from "../src/simulator/index.js";
-import { analyst, runCli } from "./support/harness.js";
+import { runCliInProcess } from "./support/cli-in-process.js";
+import { analyst } from "./support/harness.js";
 
 let sim: Simulator | undefined;
 const dirs: string[] = [];
@@ -46,7 +47,7 @@ describe("booking_changes is the same whichever command filled the mirror", () =
       LOG_LEVEL: "warn",
     });
     const run = async (db: string, ...args: string[]) => {
-      const r = await runCli(args, env(db));
+      const r = await runCliInProcess(args, env(db));
       expect(r.code, `${args.join(" ")} on ${db}: ${r.stderr.slice(-1500)}`).toBe(0);
       return r;
     };

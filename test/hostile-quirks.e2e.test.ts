@@ -1,15 +1,23 @@
 /**
  * Quirks a source repeats on every answer must not fail every run when the mirror is complete
- * (DESIGN-NOTES invariant 11), and must still fail a run where bookings may be missing. The built CLI
- * (a subprocess) against `support/hostile-server.ts` with a quirk on from the start, a real SQLite file.
+ * (DESIGN-NOTES invariant 11), and must still fail a run where bookings may be missing. The CLI
+ * against `support/hostile-server.ts` with a quirk on from the start, on SQLite and PostgreSQL: its
+ * `main` in-process, and the built CLI (a subprocess) on SQLite where the test reads its stderr.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import Database from "better-sqlite3";
-import { afterEach, describe, expect, it } from "vitest";
-import { type CliResult, describeIds, hostileEnv, readMirror, runCli, tail } from "./support/hostile-run.js";
-import { type HostileOptions, type HostileServer, startHostileServer } from "./support/hostile-server.js";
+import { afterEach, expect, it } from "vitest";
+import { runCliInProcess } from "./support/cli-in-process.js";
+import {
+  type CliResult,
+  databaseEnv,
+  describeIds,
+  hostileEnv,
+  readMirror,
+  runCli,
+  tail,
+} from "./support/hostile-run.js";
+import { type HostileOptions, startHostileServer } from "./support/hostile-server.js";
+import { mirrorSql } from "./support/mirror-harness.js";
+import { type Backend, describeBackends } from "./support/postgres.js";
 
 const SEED = Number(process.env.HOSTILE_SEED ?? 7);
 
@@ -19,52 +27,64 @@ afterEach(async () => {
   cleanup = undefined;
 });
 
-async function world(options: Partial<HostileOptions>, env: Record<string, string> = {}) {
-  const dir = mkdtempSync(join(tmpdir(), "booking-sync-quirks-"));
-  const dbPath = join(dir, "bookings.db");
+/**
+ * One test's world on `backend`: the source with `options`, a fresh mirror, and the CLI pointed at
+ * both; `built` runs the built CLI as a subprocess on SQLite, for a test that reads its stderr.
+ */
+async function world(
+  backend: Backend,
+  options: Partial<HostileOptions>,
+  env: Record<string, string> = {},
+  built = false,
+) {
+  const location = await backend.url();
   const server = await startHostileServer({ seed: SEED, count: 1500, ...options });
-  cleanup = async () => {
-    await server.close();
-    rmSync(dir, { recursive: true, force: true });
-  };
+  cleanup = () => server.close();
+  const run = built && backend.kind === "sqlite" ? runCli : runCliInProcess;
+  const db = databaseEnv(backend.kind, location);
   const cli = (command = "sync", more: Record<string, string> = {}) =>
-    runCli([command], hostileEnv(server, dbPath, { ...env, ...more }));
-  return { server, dbPath, cli };
+    run([command], hostileEnv(server, location, { ...db, ...env, ...more }));
+  /** One value of the mirror's SQL (`$1` placeholders), through a connection of the test's own. */
+  const value = async (sql: string, params: unknown[] = []): Promise<unknown> => {
+    const reader = mirrorSql(backend.kind, location);
+    try {
+      return Object.values((await reader.query(sql, params))[0] ?? {})[0];
+    } finally {
+      await reader.close();
+    }
+  };
+  return { server, cli, read: () => readMirror(location, backend.kind), value };
 }
 
+type World = Awaited<ReturnType<typeof world>>;
+
 /** The last run's status and error text (a warning on a successful run) from sync_runs. */
-function lastRun(dbPath: string): { status: string; error: string | null } {
-  const db = new Database(dbPath, { readonly: true, fileMustExist: true });
-  try {
-    return db.prepare("SELECT status, error FROM sync_runs ORDER BY id DESC LIMIT 1").get() as {
-      status: string;
-      error: string | null;
-    };
-  } finally {
-    db.close();
-  }
+async function lastRun(w: World): Promise<{ status: unknown; error: unknown }> {
+  const by = "FROM sync_runs ORDER BY id DESC LIMIT 1";
+  return { status: await w.value(`SELECT status ${by}`), error: await w.value(`SELECT error ${by}`) };
 }
 
 /** Every keyed booking the source serves (of `type`, when given) is in `bookings`. */
-function expectComplete(server: HostileServer, dbPath: string, r: CliResult, type?: "IN" | "LC"): void {
-  const served = server.data
+async function expectComplete(w: World, r: CliResult, type?: "IN" | "LC"): Promise<void> {
+  const served = w.server.data
     .newestFirst()
     .filter((b) => !type || b.full.type === type)
     .map((b) => b.id);
-  const { live } = readMirror(dbPath);
+  const { live } = await w.read();
   const absent = served.filter((id) => !live.has(id));
-  expect(absent, `absent: ${describeIds(absent, server)}\n${tail(r)}`).toEqual([]);
+  expect(absent, `absent: ${describeIds(absent, w.server)}\n${tail(r)}`).toEqual([]);
 }
 
-describe("a quirk the source repeats on every run", () => {
+describeBackends("a quirk the source repeats on every run", (backend) => {
   it("hasMore: true and nextCursor: null on every page, the last page empty: exit 0 with a warning, every run", async () => {
-    const { server, dbPath, cli } = await world({ quirks: { claimsMore: true } });
+    const w = await world(backend, { quirks: { claimsMore: true } });
+    const { server, cli } = w;
     for (const when of ["cold", "again"]) {
       // A lookback over the whole source, so the second run walks to the feed's end again too.
       const r = await cli("sync", { SYNC_LOOKBACK_SECONDS: "86400" });
       expect(r.code, `${when}\n${tail(r)}`).toBe(0);
-      expectComplete(server, dbPath, r);
-      expect(lastRun(dbPath), when).toMatchObject({
+      await expectComplete(w, r);
+      expect(await lastRun(w), when).toMatchObject({
         status: "success",
         error: expect.stringMatching(/hasMore/),
       });
@@ -73,28 +93,27 @@ describe("a quirk the source repeats on every run", () => {
   }, 120_000);
 
   it("the same on a typed stream, judged by the oldest booking's time", async () => {
-    const { server, dbPath, cli } = await world(
-      { quirks: { claimsMore: true } },
-      { SYNC_BOOKING_TYPE: "IN" },
-    );
+    const w = await world(backend, { quirks: { claimsMore: true } }, { SYNC_BOOKING_TYPE: "IN" });
+    const { server, cli } = w;
     for (const when of ["cold", "again"]) {
       const r = await cli();
       expect(r.code, `${when}\n${tail(r)}`).toBe(0);
-      expectComplete(server, dbPath, r, "IN");
+      await expectComplete(w, r, "IN");
       server.data.add(120);
     }
   }, 120_000);
 
   it("records without _id, counted in the source's total: quarantined, and exit 0 every run", async () => {
-    const { server, dbPath, cli } = await world({ quirks: { withoutIdEvery: 97 } });
+    const w = await world(backend, { quirks: { withoutIdEvery: 97 } });
+    const { server, cli } = w;
     for (const when of ["cold", "again", "third"]) {
       const r = await cli();
       expect(r.code, `${when}\n${tail(r)}`).toBe(0);
       const keyed = server.data.newestFirst().filter((b) => b.index % 97 !== 0);
-      const { live } = readMirror(dbPath);
+      const { live } = await w.read();
       const absent = keyed.map((b) => b.id).filter((id) => !live.has(id));
       expect(absent, `${when}: ${describeIds(absent, server)}\n${tail(r)}`).toEqual([]);
-      expect(lastRun(dbPath).error, when).toMatch(/without a usable _id/);
+      expect((await lastRun(w)).error, when).toMatch(/without a usable _id/);
       server.data.add(100);
     }
   }, 120_000);
@@ -104,64 +123,66 @@ describe("a quirk the source repeats on every run", () => {
     const startMs = Math.floor(Date.now() / 60_000) * 60_000 - 7_200_000;
     const trueUsOf = (i: number) => (startMs + Math.floor(i / 7)) * 1000 + (i % 7) * 137;
     const quirks = { withoutIdEvery: 11 };
-    const { server, dbPath, cli } = await world({ count: 200, precision: "us", trueUsOf, quirks });
+    const w = await world(backend, { count: 200, precision: "us", trueUsOf, quirks });
+    const { server, cli } = w;
     for (const when of ["cold", "again"]) {
       const r = await cli("sync", { SYNC_PAGE_SIZE: "5" });
       expect(r.code, `${when}\n${tail(r)}`).toBe(0);
       const keyed = server.data.newestFirst().filter((b) => b.index % 11 !== 0);
-      const absent = keyed.map((b) => b.id).filter((id) => !readMirror(dbPath).live.has(id));
+      const { live } = await w.read();
+      const absent = keyed.map((b) => b.id).filter((id) => !live.has(id));
       expect(absent, `${when}: ${describeIds(absent, server)}\n${tail(r)}`).toEqual([]);
       server.data.add(30);
     }
   }, 120_000);
 
   it("both quirks at once, then a reconcile and a sync: exit 0 every time", async () => {
-    const { server, dbPath, cli } = await world({ quirks: { claimsMore: true, withoutIdEvery: 97 } });
+    const w = await world(backend, { quirks: { claimsMore: true, withoutIdEvery: 97 } });
+    const { server, cli } = w;
     for (const command of ["sync", "sync", "reconcile", "sync"]) {
       const r = await cli(command);
       expect(r.code, `${command}\n${tail(r)}`).toBe(0);
     }
     const keyed = server.data.newestFirst().filter((b) => b.index % 97 !== 0);
-    expect(keyed.filter((b) => !readMirror(dbPath).live.has(b.id))).toEqual([]);
+    const { live } = await w.read();
+    expect(keyed.filter((b) => !live.has(b.id))).toEqual([]);
   }, 120_000);
 
   it("one record over the response-body cap on every request: it costs only itself, every run", async () => {
     const quirks = { hugeIndex: 700, hugeBytes: 3 * 1024 * 1024 };
-    const { server, dbPath, cli } = await world({ quirks }, { SYNC_MAX_RESPONSE_MB: "1" });
+    const w = await world(backend, { quirks }, { SYNC_MAX_RESPONSE_MB: "1" }, true);
+    const { server, cli } = w;
     const huge = server.data.newestFirst().find((b) => b.index === 700)?.id;
     for (const command of ["sync", "sync", "reconcile", "backfill"]) {
       const r = await cli(command);
       expect(r.code, `${command}\n${tail(r)}`).toBe(0);
-      expectComplete(server, dbPath, r);
+      await expectComplete(w, r);
       expect(r.stderr, command).not.toMatch(/response body over/);
     }
-    expect(readMirror(dbPath).live.has(huge as string)).toBe(true);
+    expect((await w.read()).live.has(huge as string)).toBe(true);
   }, 120_000);
 
   it("still fails where bookings may be missing: empty pages that claim more from mid-walk on", async () => {
-    const { server, dbPath, cli } = await world({ quirks: { claimsMore: true } });
+    const w = await world(backend, { quirks: { claimsMore: true } }, {}, true);
+    const { server, cli } = w;
     server.setFault("emptyPage", { page: 4, persistent: true });
     const r = await cli();
     expect(r.code, tail(r)).toBe(1);
     expect(r.stderr).toMatch(/empty page|hasMore|did not serve again/i);
-    expect(readMirror(dbPath).checkpoint).toBeNull();
+    expect((await w.read()).checkpoint).toBeNull();
     server.heal();
     const healed = await cli();
     expect(healed.code, tail(healed)).toBe(0);
-    expectComplete(server, dbPath, healed);
+    await expectComplete(w, healed);
   }, 120_000);
 
   it("a typed stream still fails where bookings may be missing", async () => {
-    const { server, dbPath, cli } = await world(
-      { quirks: { claimsMore: true } },
-      { SYNC_BOOKING_TYPE: "IN" },
-    );
+    const w = await world(backend, { quirks: { claimsMore: true } }, { SYNC_BOOKING_TYPE: "IN" });
+    const { server, cli } = w;
     server.setFault("emptyPage", { page: 3, persistent: true });
     const r = await cli();
     expect(r.code, tail(r)).toBe(1);
-    const db = new Database(dbPath, { readonly: true });
-    const checkpoint = db.prepare("SELECT checkpoint FROM sync_state WHERE stream = 'feed:IN'").pluck().get();
-    db.close();
+    const checkpoint = await w.value("SELECT checkpoint FROM sync_state WHERE stream = $1", ["feed:IN"]);
     expect(checkpoint ?? null).toBeNull();
   }, 120_000);
 });

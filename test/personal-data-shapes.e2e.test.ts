@@ -1,5 +1,5 @@
 /**
- * SYNC_PERSONAL_DATA fails closed, through the path users run: the CLI as a subprocess against a
+ * SYNC_PERSONAL_DATA fails closed, through the path users run: the CLI (its `main`, in-process) against a
  * hostile source whose records put people where the contract puts an object (a receiver that is an
  * array, text or a number, a contact that is an array, payments as an array, …). Each such record
  * is a booking (its `_id` is usable), stored from both views; under `hash` and `drop` the bytes of
@@ -8,8 +8,8 @@
  */
 import fs from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCliInProcess } from "./support/cli-in-process.js";
 import { analyst } from "./support/harness.js";
-import { runCli } from "./support/hostile-run.js";
 import { type HostileServer, startHostileServer } from "./support/hostile-server.js";
 import { ODD_SHAPES, plant, planted } from "./support/odd-personal-shapes.js";
 import { tempDir } from "./support/store-fixtures.js";
@@ -70,7 +70,7 @@ function leaked(db: string): string[] {
 }
 
 async function run(args: string[], env: NodeJS.ProcessEnv) {
-  const r = await runCli(args, env);
+  const r = await runCliInProcess(args, env);
   expect(r.code, `${args.join(" ")}: ${r.stderr}`).toBe(0);
   return r;
 }

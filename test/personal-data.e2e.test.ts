@@ -1,6 +1,7 @@
 /**
- * SYNC_PERSONAL_DATA end to end, through the path users run: the CLI as a subprocess (feed,
- * backfill, details and the repair all saved through its store's one connection) against the
+ * SYNC_PERSONAL_DATA end to end, through the path users run: the CLI's `main` in-process (feed,
+ * backfill, details and the repair all saved through its store's one connection, closed when it
+ * returns; the usage errors through the built CLI, a subprocess, for their exit code) against the
  * bundled simulator, with malformed records on the way (one without `_id`, quarantined; two kept as
  * bookings with their problems noted). After
  * it exits, the bytes of the database file and its -wal are searched for people the simulator
@@ -11,6 +12,7 @@ import fs from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Simulator, startSimulator } from "../src/simulator/index.js";
 import { hasher } from "../src/store/personal-data.js";
+import { runCliInProcess } from "./support/cli-in-process.js";
 import { analyst, runCli } from "./support/harness.js";
 import { tempDir } from "./support/store-fixtures.js";
 
@@ -52,7 +54,7 @@ function fileBytes(db: string): Buffer {
 async function mirror(env: NodeJS.ProcessEnv) {
   sim.clearFaults();
   sim.inject({ kind: "malformed", count: 3 }, { path: "feed" });
-  const first = await runCli(["sync", "--details"], env);
+  const first = await runCliInProcess(["sync", "--details"], env);
   expect(first.code, first.stderr).toBe(0);
   return first;
 }
@@ -75,12 +77,12 @@ function rejectCount(db: string): number {
  * bookings the feed served malformed the first time, as the source serves them now; the syncs re-read.
  */
 async function again(env: NodeJS.ProcessEnv) {
-  const backfill = await runCli(["backfill"], env);
+  const backfill = await runCliInProcess(["backfill"], env);
   expect(backfill.code, backfill.stderr).toBe(0);
-  const first = await runCli(["sync"], env);
+  const first = await runCliInProcess(["sync"], env);
   expect(first.code, first.stderr).toBe(0);
   expect(first.stdout).toMatch(/: 0 new, 0 updated/);
-  const sync = await runCli(["sync"], env);
+  const sync = await runCliInProcess(["sync"], env);
   expect(sync.code, sync.stderr).toBe(0);
   return { backfill, sync };
 }
@@ -246,7 +248,7 @@ describe("SYNC_PERSONAL_DATA through the CLI", () => {
   it("hash without a key warns, and stores plain SHA-256 that anyone can recompute", async () => {
     const { tmp, db, env } = setup("hash");
     try {
-      const r = await runCli(["sync"], env);
+      const r = await runCliInProcess(["sync"], env);
       expect(r.code, r.stderr).toBe(0);
       expect(r.stderr).toContain("SYNC_PERSONAL_DATA=hash without SYNC_PERSONAL_DATA_KEY");
       const newest = sim.dataset.full(BOOKINGS - 1);
@@ -265,14 +267,14 @@ describe("SYNC_PERSONAL_DATA through the CLI", () => {
     const { tmp, db, env } = setup("keep");
     try {
       await mirror(env);
-      const keep = await runCli(["rewrite-personal-data"], env);
+      const keep = await runCliInProcess(["rewrite-personal-data"], env);
       expect(keep.code).toBe(2);
       expect(keep.stderr).toContain("SYNC_PERSONAL_DATA is keep: there is nothing to rewrite");
 
       const hashed = { ...env, SYNC_PERSONAL_DATA: "hash", SYNC_PERSONAL_DATA_KEY: KEY };
       const rejected = rejectCount(db);
       expect(rejected).toBeGreaterThan(0);
-      const rewrite = await runCli(["rewrite-personal-data"], hashed);
+      const rewrite = await runCliInProcess(["rewrite-personal-data"], hashed);
       expect(rewrite.code, rewrite.stderr).toBe(0);
       expect(rewrite.stdout).toContain(
         `rewrite-personal-data (hash): ${BOOKINGS} of ${BOOKINGS} bookings rewritten, ${rejected} rejected records`,
@@ -285,14 +287,14 @@ describe("SYNC_PERSONAL_DATA through the CLI", () => {
         expect(bytes.includes(p.addressLine1), p.addressLine1).toBe(false);
       }
       // A second run finds nothing left to do: hashes are not hashed again.
-      const twice = await runCli(["rewrite-personal-data"], hashed);
+      const twice = await runCliInProcess(["rewrite-personal-data"], hashed);
       expect(twice.stdout).toContain(`0 of ${BOOKINGS} bookings rewritten, 0 rejected records`);
       // What it wrote is what hash stores from the source: re-read, nothing counts as changed but the
       // summaries the feed served malformed the first time.
       const { backfill } = await again(hashed);
       expect(backfill.stdout).toMatch(/: 0 new, [1-3] updated/);
 
-      const dropped = await runCli(["rewrite-personal-data", "--personal-data", "drop"], env);
+      const dropped = await runCliInProcess(["rewrite-personal-data", "--personal-data", "drop"], env);
       expect(dropped.code, dropped.stderr).toBe(0);
       expect(dropped.stdout).toContain(
         `${BOOKINGS} of ${BOOKINGS} bookings rewritten, ${rejectCount(db)} rejected records`,

@@ -1,6 +1,6 @@
 /**
  * Every booking the source serves is in `bookings`, whatever else is wrong with its record: the CLI
- * (a subprocess) syncs, with details, from a source whose records carry impossible times, 5 MB names
+ * (the built one, a subprocess, for the first case; its `main` in-process for the others) syncs, with details, from a source whose records carry impossible times, 5 MB names
  * and nesting 200,000 levels deep, and must exit 0 with every keyed booking stored and its problem
  * noted, and only the keyless record quarantined.
  */
@@ -8,6 +8,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { runCliInProcess } from "./support/cli-in-process.js";
 import { type CraftedSource, DEEP, startCraftedSource } from "./support/crafted-source.js";
 import { analyst, runCli } from "./support/harness.js";
 
@@ -21,7 +22,8 @@ afterEach(async () => {
 
 const FIVE_MB = "N".repeat(5 * 1024 * 1024);
 
-async function sync(extra: Record<string, string> = {}) {
+/** A sync into a new file: the CLI's `main` in-process, or the built CLI as a subprocess (`built`). */
+async function sync(extra: Record<string, string> = {}, built = false) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "booking-sync-kept-"));
   dirs.push(dir);
   const db = path.join(dir, "mirror.db");
@@ -33,7 +35,7 @@ async function sync(extra: Record<string, string> = {}) {
     LOG_LEVEL: "warn",
     ...extra,
   };
-  const result = await runCli(["sync"], env);
+  const result = await (built ? runCli : runCliInProcess)(["sync"], env);
   return { result, db };
 }
 
@@ -57,7 +59,7 @@ describe("a booking with one bad field is still a booking", () => {
         }
       },
     });
-    const { result, db } = await sync();
+    const { result, db } = await sync({}, true);
     expect(result.code, result.stderr.slice(-2000)).toBe(0);
     const mirror = analyst(db);
     try {

@@ -1,12 +1,13 @@
 /**
- * The CLI as a user runs it against the hostile server (a subprocess of the build), and the mirror
- * as an analyst reads it (a separate read-only connection), for hostile.e2e.test.ts.
+ * The CLI as a user runs it against the hostile server (a subprocess of the build, or its `main` in
+ * this process), and the mirror as an analyst reads it (a connection of its own), for the hostile tests.
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import Database from "better-sqlite3";
 import { type CliResult, runCli as runHarnessCli } from "./harness.js";
 import type { HostileServer } from "./hostile-server.js";
+import { mirrorSql } from "./mirror-harness.js";
+import type { BackendKind } from "./postgres.js";
 
 /** The built CLI (`npx tsc -p tsconfig.build.json`); HOSTILE_CLI points the tests at another build. */
 export const CLI = process.env.HOSTILE_CLI ?? join(import.meta.dirname, "../../dist/cli.js");
@@ -37,6 +38,11 @@ export function hostileEnv(
   };
 }
 
+/** The variable that puts the mirror at `location` on `kind` (hostileEnv's BOOKING_DB_PATH names SQLite's). */
+export function databaseEnv(kind: BackendKind, location: string): Record<string, string> {
+  return kind === "postgres" ? { BOOKING_DB_URL: location } : {};
+}
+
 /** What the mirror holds. */
 export interface Mirror {
   /** `sync_state.checkpoint` of the stream `feed`. */
@@ -51,28 +57,47 @@ export interface Mirror {
   drift: { source_total: number | null; local_total: number | null } | undefined;
 }
 
-/** Reads the mirror; an empty one when the file does not exist yet. */
-export function readMirror(dbPath: string): Mirror {
-  if (!existsSync(dbPath)) {
-    return { checkpoint: null, live: new Set(), missing: new Set(), rejected: new Set(), drift: undefined };
-  }
-  const db = new Database(dbPath, { readonly: true, fileMustExist: true });
+const empty = (): Mirror => ({
+  checkpoint: null,
+  live: new Set(),
+  missing: new Set(),
+  rejected: new Set(),
+  drift: undefined,
+});
+
+/**
+ * Reads the mirror at `location` (a SQLite file, or a PostgreSQL URL when `kind` says so) through a
+ * connection of its own; an empty one before the first command made it.
+ */
+export async function readMirror(location: string, kind: BackendKind = "sqlite"): Promise<Mirror> {
+  if (kind === "sqlite" && !existsSync(location)) return empty();
+  const sql = mirrorSql(kind, location);
   try {
-    const ids = (sql: string) => new Set(db.prepare(sql).pluck().all() as string[]);
-    const checkpoint = db.prepare("SELECT checkpoint FROM sync_state WHERE stream = 'feed'").pluck().get();
+    if (kind === "postgres") {
+      const [made] = await sql.query<{ t: string | null }>("SELECT to_regclass('sync_state')::text AS t");
+      if (!made?.t) return empty();
+    }
+    const ids = async (where: string, column = "id", table = "bookings") =>
+      new Set(
+        (await sql.query<{ id: string }>(`SELECT ${column} AS id FROM ${table} WHERE ${where}`)).map(
+          (r) => r.id,
+        ),
+      );
+    const [checkpoint] = await sql.query<{ checkpoint: string | null }>(
+      "SELECT checkpoint FROM sync_state WHERE stream = 'feed'",
+    );
+    const [drift] = await sql.query<NonNullable<Mirror["drift"]>>(
+      "SELECT source_total, local_total FROM sync_runs WHERE kind = 'sync' ORDER BY id DESC LIMIT 1",
+    );
     return {
-      checkpoint: (checkpoint as string | null | undefined) ?? null,
-      live: ids("SELECT id FROM bookings WHERE missing_since IS NULL"),
-      missing: ids("SELECT id FROM bookings WHERE missing_since IS NOT NULL"),
-      rejected: ids("SELECT booking_id FROM rejected_records WHERE booking_id IS NOT NULL"),
-      drift: db
-        .prepare(
-          "SELECT source_total, local_total FROM sync_runs WHERE kind = 'sync' ORDER BY id DESC LIMIT 1",
-        )
-        .get() as Mirror["drift"],
+      checkpoint: checkpoint?.checkpoint ?? null,
+      live: await ids("missing_since IS NULL"),
+      missing: await ids("missing_since IS NOT NULL"),
+      rejected: await ids("booking_id IS NOT NULL", "booking_id", "rejected_records"),
+      drift,
     };
   } finally {
-    db.close();
+    await sql.close();
   }
 }
 

@@ -1,0 +1,11 @@
+/**
+ * The feed's hostile scenarios (a misbehaving `sync`) on SQLite and PostgreSQL, the CLI's `main`
+ * in-process: see support/hostile-scenarios.ts for the rule each row must keep.
+ */
+import { SCENARIOS } from "./support/hostile-scenarios.js";
+import { describeHostileStore } from "./support/hostile-store.js";
+
+describeHostileStore(
+  "a misbehaving feed never silently loses a booking",
+  SCENARIOS.filter((s) => s.command === "sync"),
+);
