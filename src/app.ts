@@ -1,6 +1,6 @@
 /** The composition root: the one place that constructs the real adapters, each command's as it needs them. */
 import type { pino } from "pino";
-import { createApiClient, type RequestEvent } from "./api/client.js";
+import { createApiClient } from "./api/client.js";
 import { systemClock } from "./clock.js";
 import { type Config, requireApi, sqliteFile } from "./config/config.js";
 import { apiUrlProblem } from "./config/transport.js";
@@ -46,15 +46,17 @@ export async function openApp<N extends Omit<Needs, "mirror">>(
   const source = needs.api ? requireApi(config) : undefined;
   const logger = createLogger({ level: config.logLevel });
   if (source) warnAboutSource(source, logger);
-  const store =
+  const store = await openMirror(
+    config.database,
     needs.mirror === "reader"
-      ? await openMirror(config.database, { readonly: true })
-      : await openMirror(config.database, {
+      ? { readonly: true }
+      : {
           logger,
           clock: systemClock,
           personalData: personalDataPolicy(config.personalData, config.personalDataKey),
           mode: config.dbMode,
-        });
+        },
+  );
   let closing: Promise<void> | undefined;
   const close = () => {
     closing ??= Promise.resolve(store.close());
@@ -62,7 +64,23 @@ export async function openApp<N extends Omit<Needs, "mirror">>(
   };
   try {
     const metrics = needs.metrics ? await daemonMetrics(config, store) : undefined;
-    const api = source && apiClient(source, { store, logger, onRequest: metrics?.onRequest });
+    const api =
+      source &&
+      guardSource(
+        createApiClient({
+          baseUrl: source.apiBaseUrl,
+          token: source.apiToken,
+          timeoutMs: config.timeoutMs,
+          maxRetries: config.maxRetries,
+          maxBodyBytes: config.maxResponseMb * 1024 * 1024,
+          // One bound for the whole run: a fill's slices and pages, a backfill's pages, share the client.
+          maxInFlight: config.concurrency,
+          logger,
+          onRequest: metrics?.onRequest,
+        }),
+        // Every command that reads the API goes through here: none writes another source's bookings.
+        { store, baseUrl: source.apiBaseUrl, clock: systemClock, logger },
+      );
     return { api, store, metrics, clock: systemClock, logger, close } as App<N>;
   } catch (err) {
     await close();
@@ -83,37 +101,11 @@ function warnAboutSource(config: Config & { apiBaseUrl: string }, logger: pino.L
     );
 }
 
-/** The API client, checked against the mirror's source: no command writes another source's bookings. */
-function apiClient(
-  config: Config & { apiBaseUrl: string; apiToken: string },
-  o: { store: Mirror; logger: pino.Logger; onRequest: ((event: RequestEvent) => void) | undefined },
-): PartnerApi {
-  const client = createApiClient({
-    baseUrl: config.apiBaseUrl,
-    token: config.apiToken,
-    timeoutMs: config.timeoutMs,
-    maxRetries: config.maxRetries,
-    maxBodyBytes: config.maxResponseMb * 1024 * 1024,
-    // One bound for the whole run: a fill's slices and pages, a backfill's pages, share the client.
-    maxInFlight: config.concurrency,
-    logger: o.logger,
-    onRequest: o.onRequest,
-  });
-  return guardSource(client, {
-    store: o.store,
-    baseUrl: config.apiBaseUrl,
-    clock: systemClock,
-    logger: o.logger,
-  });
-}
-
 /** The daemon's metrics; prom-client is loaded for the daemon alone. */
 async function daemonMetrics(config: Config, store: Mirror): Promise<Metrics> {
   const { createMetrics } = await import("./daemon/metrics.js");
   const stream = streamName(config.bookingType);
   // Committed checkpoints, on the readers' connection: a scrape never waits behind a batch.
-  return createMetrics({
-    clock: systemClock,
-    readCheckpoints: async () => ({ [stream]: (await store.readCheckpoints())[stream] ?? null }),
-  });
+  const readCheckpoints = async () => ({ [stream]: (await store.readCheckpoints())[stream] ?? null });
+  return createMetrics({ clock: systemClock, readCheckpoints });
 }

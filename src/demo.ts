@@ -58,7 +58,6 @@ async function demo(): Promise<number> {
     const sqlite = { command: "demo", instead: "the demo keeps its mirror in a SQLite file" };
     const read = await runAsReader(
       {},
-      { sqlite },
       ({ app }) => {
         for (const sql of QUERIES) {
           say(`\n  sqlite3 ${DB} "${sql}"`);
@@ -67,7 +66,7 @@ async function demo(): Promise<number> {
         }
         return 0;
       },
-      { env },
+      { env, sqlite },
     );
     return Math.max(synced, read);
   } finally {

@@ -2,7 +2,7 @@
 import type { Command } from "commander";
 import { saveSource, sourceAddress } from "../sync/source.js";
 import { readSourceRecord } from "../sync/source-guard.js";
-import { runAsWriter } from "./command.js";
+import { runAsWriter, withExitCode } from "./command.js";
 import { EXIT } from "./output.js";
 
 export function registerAdoptSource(program: Command): void {
@@ -13,9 +13,7 @@ export function registerAdoptSource(program: Command): void {
         "refused it as another source; reads no API: the next command remembers the bookings it serves",
     )
     .option("--base-url <url>", "partner API base URL including /api/v2 (BOOKING_API_BASE_URL)")
-    .action(async function (this: Command) {
-      (this as Command & { exitCode?: number }).exitCode = await adoptAction(this.optsWithGlobals());
-    });
+    .action(withExitCode(adoptAction));
 }
 
 async function adoptAction(flags: Record<string, unknown>): Promise<number> {

@@ -2,7 +2,7 @@
 import type { Command } from "commander";
 import { ConfigError } from "../errors.js";
 import { runBackfill } from "../sync/backfill/backfill.js";
-import { runAsWriter } from "./command.js";
+import { runAsWriter, withExitCode } from "./command.js";
 import { withApiOptions } from "./options.js";
 import { backfillSummary } from "./output.js";
 import { progressView } from "./progress.js";
@@ -25,9 +25,7 @@ export function registerBackfill(program: Command): void {
       "\nAt the end of an unfiltered backfill the feed checkpoints move to its start, so the next `sync`\n" +
         "covers only what is newer. Progress commits with every page: a kill loses nothing.",
     )
-    .action(async function (this: Command) {
-      (this as Command & { exitCode?: number }).exitCode = await backfillAction(this.optsWithGlobals());
-    });
+    .action(withExitCode(backfillAction));
 }
 
 function checkFlags(flags: Record<string, unknown>): void {

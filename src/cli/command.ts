@@ -3,12 +3,15 @@
  * a writer, and exit codes: 2 for a usage or config error, 1 for any other failure, 130 (SIGINT) or
  * 143 (SIGTERM) after a signal.
  */
+import type { Command } from "commander";
 import { type App, type Needs, openApp } from "../app.js";
 import { type Config, loadConfig } from "../config/config.js";
 import { MIRROR_SETTINGS } from "../config/settings.js";
 import type { Awaitable } from "../sync/ports.js";
 import { exitFor, type Outcome, reportError } from "./output.js";
 import { abortOnSignals } from "./signals.js";
+
+type Flags = Record<string, unknown>;
 
 export interface ReaderContext<N extends Omit<Needs, "mirror">> {
   app: App<N>;
@@ -29,23 +32,27 @@ export interface CommandOptions {
   checkConfig?: (config: Config) => void;
   /** The environment the config is read from; default `process.env`. */
   env?: Record<string, string | undefined>;
-}
-
-export interface WriterOptions extends CommandOptions {
   /**
-   * Who holds the writer lease: the command, for its whole run (default); the daemon, run by run,
-   * standing by while another process holds it, with its own signal handling; or nobody: `migrate`
-   * changes only the schema, and must also succeed beside a running daemon.
+   * A writer's lease: the command holds it for its whole run (default); the daemon takes it run by
+   * run, standing by while another process holds it, and handles its own signals; `migrate` takes
+   * none, as it changes only the schema and must also succeed beside a running daemon.
    */
   lease?: "command" | "daemon" | "none";
 }
 
+/** A commander action that runs `action` on the flags (global ones too) and keeps its exit code for `main`. */
+export function withExitCode<F extends Flags>(action: (flags: F, ...args: unknown[]) => Promise<number>) {
+  return async function (this: Command, ...args: unknown[]) {
+    (this as Command & { exitCode?: number }).exitCode = await action(this.optsWithGlobals<F>(), ...args);
+  };
+}
+
 /** Runs `work` as the mirror's writer and returns its exit code. */
 export async function runAsWriter<N extends Omit<Needs, "mirror">>(
-  flags: Record<string, unknown>,
+  flags: Flags,
   needs: N,
   work: (ctx: WriterContext<N>) => Awaitable<number>,
-  options: WriterOptions = {},
+  options: CommandOptions = {},
 ): Promise<number> {
   const lease = options.lease ?? "command";
   const signals = lease === "daemon" ? undefined : abortOnSignals();
@@ -74,16 +81,15 @@ export async function runAsWriter<N extends Omit<Needs, "mirror">>(
  * Runs `work` on the mirror opened to read only, never blocking a writer, and returns its exit code.
  * Only the settings that say where the mirror is are read: no other, valid or not, stops a reader.
  */
-export async function runAsReader<N extends Omit<Needs, "mirror" | "api" | "metrics">>(
-  flags: Record<string, unknown>,
-  needs: N,
+export async function runAsReader<N extends Pick<Needs, "sqlite">>(
+  flags: Flags,
   work: (ctx: ReaderContext<N>) => Awaitable<number>,
-  options: CommandOptions = {},
+  options: CommandOptions & N,
 ): Promise<number> {
   let app: App<N> | undefined;
   try {
     const config = readConfig(flags, options, MIRROR_SETTINGS);
-    app = await openApp<N>(config, { needs: { ...needs, mirror: "reader" } });
+    app = await openApp<N>(config, { needs: { ...options, mirror: "reader" } });
     return await work({ app, config });
   } catch (err) {
     return reportError(err);
@@ -92,7 +98,7 @@ export async function runAsReader<N extends Omit<Needs, "mirror" | "api" | "metr
   }
 }
 
-function readConfig(flags: Record<string, unknown>, options: CommandOptions, only?: readonly string[]) {
+function readConfig(flags: Flags, options: CommandOptions, only?: readonly string[]): Config {
   options.check?.();
   const config = loadConfig({ flags, env: options.env ?? process.env, only });
   options.checkConfig?.(config);

@@ -4,7 +4,7 @@ import type { Command } from "commander";
 import { z } from "zod";
 import { ConfigError, wrapError } from "../errors.js";
 import { exportLabels, importLabels, LABEL_KINDS, type StateLabels } from "../store/labels.js";
-import { runAsReader, runAsWriter } from "./command.js";
+import { runAsReader, runAsWriter, withExitCode } from "./command.js";
 import { EXIT } from "./output.js";
 
 const EXAMPLE = '{ "booking_state": { "1": "pending", "2": "confirmed" }, "order_state": { "0": "new" } }';
@@ -31,17 +31,13 @@ export function registerLabels(program: Command): void {
     .command("import")
     .argument("<file>", `a JSON file of labels by kind and code, e.g. ${EXAMPLE}`)
     .description("replace every state label with the file's, in one transaction, then exit")
-    .action(async function (this: Command, file: string) {
-      (this as Command & { exitCode?: number }).exitCode = await importAction(file, this.optsWithGlobals());
-    });
+    .action(withExitCode((flags, file) => importAction(String(file), flags)));
   labels
     .command("export")
     .description(
       "print every state label as JSON in the import file's format (read-only; safe during a sync)",
     )
-    .action(async function (this: Command) {
-      (this as Command & { exitCode?: number }).exitCode = await exportAction(this.optsWithGlobals());
-    });
+    .action(withExitCode(exportAction));
 }
 
 function importAction(file: string, flags: Record<string, unknown>): Promise<number> {
@@ -50,14 +46,10 @@ function importAction(file: string, flags: Record<string, unknown>): Promise<num
   const check = () => {
     labels = readLabelsFile(file);
   };
+  const instead = "run it against the SQLite mirror, or write the table with SQL";
   return runAsWriter(
     flags,
-    {
-      sqlite: {
-        command: "labels import",
-        instead: "run it against the SQLite mirror, or write the table with SQL",
-      },
-    },
+    { sqlite: { command: "labels import", instead } },
     ({ app }) => {
       const counts = importLabels(app.store.db, labels);
       const total = Object.values(counts).reduce((a, b) => a + b, 0);
@@ -71,17 +63,21 @@ function importAction(file: string, flags: Record<string, unknown>): Promise<num
 
 function exportAction(flags: Record<string, unknown>): Promise<number> {
   const instead = "read the table with SQL: SELECT kind, code, label FROM state_labels";
-  return runAsReader(flags, { sqlite: { command: "labels export", instead } }, ({ app }) => {
-    let labels: StateLabels;
-    try {
-      labels = exportLabels(app.store.db);
-    } catch (err) {
-      const fix = "(run `booking-sync migrate` if it is old)";
-      throw wrapError(`read state labels from ${app.store.path} ${fix}`, err);
-    }
-    process.stdout.write(`${JSON.stringify(labels, null, 2)}\n`);
-    return EXIT.ok;
-  });
+  return runAsReader(
+    flags,
+    ({ app }) => {
+      let labels: StateLabels;
+      try {
+        labels = exportLabels(app.store.db);
+      } catch (err) {
+        const fix = "(run `booking-sync migrate` if it is old)";
+        throw wrapError(`read state labels from ${app.store.path} ${fix}`, err);
+      }
+      process.stdout.write(`${JSON.stringify(labels, null, 2)}\n`);
+      return EXIT.ok;
+    },
+    { sqlite: { command: "labels export", instead } },
+  );
 }
 
 /** Reads and validates a labels file; a ConfigError (exit 2) names the path and the first bad entry. */

@@ -1,17 +1,13 @@
 /** `booking-sync migrate`: create or upgrade the database schema (every command also does this on open). */
 import type { Command } from "commander";
-import { runAsWriter } from "./command.js";
+import { runAsWriter, withExitCode } from "./command.js";
 import { EXIT } from "./output.js";
 
 export function registerMigrate(program: Command): void {
   program
     .command("migrate")
     .description("create or upgrade the database schema, then exit")
-    .action(function (this: Command) {
-      return migrateAction(this.optsWithGlobals()).then((code) => {
-        (this as Command & { exitCode?: number }).exitCode = code;
-      });
-    });
+    .action(withExitCode(migrateAction));
 }
 
 function migrateAction(flags: Record<string, unknown>): Promise<number> {

@@ -3,7 +3,7 @@ import type { Command } from "commander";
 import { ConfigError } from "../errors.js";
 import { withheldText } from "../sync/list/missing-share.js";
 import { type ReconcileReport, runReconcile } from "../sync/list/reconcile.js";
-import { runAsWriter } from "./command.js";
+import { runAsWriter, withExitCode } from "./command.js";
 import { withApiOptions } from "./options.js";
 import { EXIT, reconcileSummary } from "./output.js";
 import { progressView } from "./progress.js";
@@ -28,9 +28,7 @@ export function registerReconcile(program: Command): void {
       "--apply-missing",
       "mark every booking the source no longer serves, past the share too: after checking the source",
     )
-    .action(async function (this: Command) {
-      (this as Command & { exitCode?: number }).exitCode = await reconcileAction(this.optsWithGlobals());
-    });
+    .action(withExitCode(reconcileAction));
 }
 
 /** The window's start as ISO 8601: `7d`, `24h`, `90m`, `30s` back from `now`, or an ISO 8601 time. */

@@ -4,7 +4,7 @@ import type { Config } from "../config/config.js";
 import { ConfigError } from "../errors.js";
 import { type PersonalData, personalDataPolicy } from "../store/personal-data.js";
 import { rewritePersonalData } from "../store/personal-rewrite.js";
-import { runAsWriter } from "./command.js";
+import { runAsWriter, withExitCode } from "./command.js";
 import { EXIT } from "./output.js";
 
 export function registerRewritePersonalData(program: Command): void {
@@ -14,9 +14,7 @@ export function registerRewritePersonalData(program: Command): void {
       "hash or drop the personal fields of every stored booking and reject (SYNC_PERSONAL_DATA), then exit",
     )
     .option("--personal-data <mode>", "hash or drop (SYNC_PERSONAL_DATA)")
-    .action(async function (this: Command) {
-      (this as Command & { exitCode?: number }).exitCode = await rewriteAction(this.optsWithGlobals());
-    });
+    .action(withExitCode(rewriteAction));
 }
 
 function rewriteAction(flags: Record<string, unknown>): Promise<number> {

@@ -1,7 +1,7 @@
 /** `booking-sync run`: the sidecar. Syncs on a schedule until SIGTERM; serves health, metrics and a trigger. */
 import type { Command } from "commander";
 import { startDaemon } from "../daemon/run.js";
-import { runAsWriter } from "./command.js";
+import { runAsWriter, withExitCode } from "./command.js";
 import { withApiOptions } from "./options.js";
 import { EXIT } from "./output.js";
 
@@ -25,9 +25,7 @@ export function registerRun(program: Command): void {
       "list-bookings pages one details pass may read (SYNC_DETAILS_MAX_PAGES)",
     )
     .option("--concurrency <n>", "HTTP requests in flight at once, 1-32 (SYNC_CONCURRENCY)")
-    .action(async function (this: Command) {
-      (this as Command & { exitCode?: number }).exitCode = await runAction(this.optsWithGlobals());
-    });
+    .action(withExitCode(runAction));
 }
 
 /** Runs the daemon; returns only when it stopped by itself or could not start (a signal exits itself). */

@@ -2,6 +2,7 @@
 import type { Command } from "commander";
 import { choice, int } from "../config/values.js";
 import { ConfigError } from "../errors.js";
+import { withExitCode } from "./command.js";
 import { EXIT, reportError } from "./output.js";
 
 export function registerSimulate(program: Command): void {
@@ -15,9 +16,7 @@ export function registerSimulate(program: Command): void {
     .option("--cursor <rule>", "cursor rule: exclusive or inclusive", "exclusive")
     .option("--tie-run <n>", "bookings sharing each createdAt", "1")
     .option("--latency-ms <ms>", "delay added to every response", "0")
-    .action(async function (this: Command) {
-      (this as Command & { exitCode?: number }).exitCode = await simulateAction(this.opts());
-    });
+    .action(withExitCode(simulateAction));
 }
 
 /** A flag's whole number, by the rule every setting follows (config/values.ts). */

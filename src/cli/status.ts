@@ -3,7 +3,7 @@ import type { Command } from "commander";
 import { ConfigError } from "../errors.js";
 import { escapeJsonControls, printable } from "../printable.js";
 import type { Status } from "../store/status.js";
-import { runAsReader } from "./command.js";
+import { runAsReader, withExitCode } from "./command.js";
 import { EXIT } from "./output.js";
 import { statusText } from "./status-text.js";
 
@@ -21,11 +21,7 @@ export function registerStatus(program: Command): void {
       "--max-age <duration>",
       "exit 1 when the last successful sync finished longer ago: 90s, 15m, 2h, 1d",
     )
-    .action(function (this: Command) {
-      return statusAction(this.optsWithGlobals()).then((code) => {
-        (this as Command & { exitCode?: number }).exitCode = code;
-      });
-    });
+    .action(withExitCode(statusAction));
 }
 
 /** `90s`, `15m`, `2h`, `1d` or plain whole seconds, as seconds (more than 0). */
@@ -64,7 +60,6 @@ function statusAction(flags: Record<string, unknown>): Promise<number> {
   };
   return runAsReader(
     flags,
-    {},
     async ({ app }) => {
       const status = await app.store.readStatus(app.clock.now());
       const stale = maxAge === undefined ? undefined : staleness(status, maxAge);

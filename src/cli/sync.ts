@@ -1,7 +1,7 @@
 /** `booking-sync sync`: one incremental sync, then exit. */
 import type { Command } from "commander";
 import { runSync } from "../sync/run-sync.js";
-import { runAsWriter } from "./command.js";
+import { runAsWriter, withExitCode } from "./command.js";
 import { withApiOptions } from "./options.js";
 import { syncSummary } from "./output.js";
 import { progressView } from "./progress.js";
@@ -16,9 +16,7 @@ export function registerSync(program: Command): void {
       "list-bookings pages one details pass may read (SYNC_DETAILS_MAX_PAGES)",
     )
     .option("--concurrency <n>", "HTTP requests in flight at once, 1-32 (SYNC_CONCURRENCY)")
-    .action(async function (this: Command) {
-      (this as Command & { exitCode?: number }).exitCode = await syncAction(this.optsWithGlobals());
-    });
+    .action(withExitCode(syncAction));
 }
 
 function syncAction(flags: Record<string, unknown>): Promise<number> {
