@@ -115,18 +115,20 @@ export function pageSql(d: Dialect) {
     return out;
   };
 
-  const upsertHead = (view: View, sql: ViewSql) => {
-    const columns = ["id", "booking_type", ...view.columns, view.jsonColumn, ...sql.extra];
-    const set = view.columns.map((c) =>
-      sql.keptIfNull.has(c) ? `${c} = coalesce(excluded.${c}, bookings.${c})` : `${c} = excluded.${c}`,
-    );
-    return [
-      `INSERT INTO bookings (${columns.join(", ")})`,
-      `ON CONFLICT (id) DO UPDATE SET ${set.join(", ")},
+  /** The upsert of a view's rows, before and after its VALUES; built once. */
+  const upserts = new Map(
+    ([FEED_SQL, LIST_SQL] as const).map((sql) => {
+      const view = sql === FEED_SQL ? FEED : LIST;
+      const columns = ["id", "booking_type", ...view.columns, view.jsonColumn, ...sql.extra];
+      const set = view.columns.map((c) =>
+        sql.keptIfNull.has(c) ? `${c} = coalesce(excluded.${c}, bookings.${c})` : `${c} = excluded.${c}`,
+      );
+      const tail = `ON CONFLICT (id) DO UPDATE SET ${set.join(", ")},
         booking_type = coalesce(excluded.booking_type, bookings.booking_type), ${sql.set}, missing_since = NULL
-        ${sql.where}`,
-    ] as const;
-  };
+        ${sql.where}`;
+      return [sql, [`INSERT INTO bookings (${columns.join(", ")})`, tail] as const];
+    }),
+  );
 
   return {
     /** Reads the stored rows of the page's ids, as `planPage` takes them. */
@@ -145,13 +147,14 @@ export function pageSql(d: Dialect) {
     writes(page: PageRows, stored: readonly StoredRow[], runId: number | null): [Statement[], UpsertCounts] {
       const [view, sql] = viewOf(page);
       const byId = new Map(stored.map((r) => [r.id, r]));
-      const plan = planPage<unknown>(view, page.rows, valuesOf(page), byId, page.syncedAt);
+      const values = valuesOf(page);
+      const plan = planPage<unknown>(view, page.rows, values, byId, page.syncedAt);
       const extra = sql.extraValues(page);
-      const [head, tail] = upsertHead(view, sql);
+      const [head, tail] = upserts.get(sql) as readonly [string, string];
       const out = inserts(
         `upsert:${page.source}`,
         head,
-        plan.writes.map((r) => [...valuesOf(page)(r), ...extra]),
+        plan.writes.map((r) => [...values(r), ...extra]),
         tail,
       );
       if (page.source === "list") out.push(...children(plan.writes as DetailRows["rows"], plan.replaced));
@@ -179,20 +182,12 @@ export function pageSql(d: Dialect) {
           sql: text(`delete:${table}`, () => `DELETE FROM ${table} WHERE ${d.oneOf("booking_id")}`),
           params: [d.list(replaced)],
         });
+    const packages = rows.flatMap((r) => r.packages);
     out.push(
-      ...inserts(
-        "packages",
-        `INSERT INTO booking_packages (${PACKAGE_COLUMNS.join(", ")})`,
-        rows.flatMap((r) => r.packages),
-      ),
+      ...inserts("packages", `INSERT INTO booking_packages (${PACKAGE_COLUMNS.join(", ")})`, packages),
     );
-    out.push(
-      ...inserts(
-        "items",
-        `INSERT INTO booking_items (${ITEM_COLUMNS.join(", ")})`,
-        rows.flatMap((r) => r.items),
-      ),
-    );
+    const items = rows.flatMap((r) => r.items);
+    out.push(...inserts("items", `INSERT INTO booking_items (${ITEM_COLUMNS.join(", ")})`, items));
     return out;
   }
 
