@@ -40,8 +40,6 @@ export interface ApiClientOptions {
   onRequest?: ((event: RequestEvent) => void) | undefined;
   /** Gets a `warn` line per retry and, when it has `trace`, one per attempt; never the token. */
   logger?: AttemptLogger | undefined;
-  /** User-Agent header (default `booking-sync/<package version>`). */
-  userAgent?: string | undefined;
   /**
    * Largest response body read, bytes (default `DEFAULT_MAX_BODY_BYTES`); a larger page is read again
    * in smaller pages, and a record larger on its own becomes a stand-in of its start and size.
@@ -229,7 +227,7 @@ export function createApiClient(options: ApiClientOptions): PartnerApi {
     headers: {
       authorization: `Bearer ${token}`,
       accept: "application/json",
-      "user-agent": options.userAgent ?? `booking-sync/${PACKAGE_VERSION}`,
+      "user-agent": `booking-sync/${PACKAGE_VERSION}`,
     },
     timeout: { request: options.timeoutMs ?? 30_000 },
     retry: { limit: 0 },

@@ -11,7 +11,7 @@ export interface RequestEvent {
   /** "ok": a valid page; "retry": a transient failure another attempt follows; "error": the call gives up. */
   outcome: "ok" | "retry" | "error";
   /** HTTP status, or undefined when no response arrived (network error, timeout, abort). */
-  status: number | undefined;
+  status?: number | undefined;
   /** Wall time of the attempt, in ms. */
   durationMs: number;
   /** 1-based attempt number within the call. */

@@ -214,21 +214,14 @@ export function isOversizedRaw(raw: unknown): raw is { head: string; bytes: numb
   return typeof r.head === "string" && typeof r.bytes === "number" && Object.keys(r).length === 2;
 }
 
-/** Checks each record of a page. */
-function checkAll<T extends { _id: string; createdAt: string }>(
-  schema: z.ZodType<T>,
-  records: unknown[],
-): Checked<T>[] {
-  return records.map((raw) => checkRecord(schema, raw));
-}
-
 /** A fetch-recent-bookings answer, records checked one by one (`nextCursor` is not read). */
 export function parseFeed(json: unknown): Verdict<Omit<FeedPage, "attempts">> {
   const envelope = feedEnvelopeSchema.safeParse(json);
   if (!envelope.success)
     return { ok: false, problem: `unexpected response shape: ${describeIssues(envelope.error)}` };
   const { bookings, hasMore } = envelope.data.data;
-  return { ok: true, page: { records: checkAll(summaryBookingSchema, bookings), hasMore } };
+  const records = bookings.map((raw) => checkRecord(summaryBookingSchema, raw));
+  return { ok: true, page: { records, hasMore } };
 }
 
 /** A list-bookings answer, records checked one by one. */
@@ -237,11 +230,10 @@ export function parseList(json: unknown): Verdict<Omit<ListPage, "attempts">> {
   if (!envelope.success)
     return { ok: false, problem: `unexpected response shape: ${describeIssues(envelope.error)}` };
   const { data, pagination } = envelope.data;
-  const records = checkAll(fullBookingSchema, data);
   return {
     ok: true,
     page: {
-      records,
+      records: data.map((raw) => checkRecord(fullBookingSchema, raw)),
       page: pagination.page,
       pageSize: pagination.pageSize,
       total: pagination.total,

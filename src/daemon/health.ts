@@ -84,28 +84,11 @@ export function createHealth(options: HealthOptions): Health {
 }
 
 /**
- * `status` with the fill under way (`fill`, null when none). While a fill's state is stored the
- * mirror is incomplete, so the daemon is not ready (503) however recent its last success: an app that
- * reads the mirror wants to know, and the reason says how far the fill has got and when it should end
- * ("filling: 42% · 420 of 1000 pages · … (in 12 min); never synced"). Without a fill, as before.
- */
-export function withFill<S extends HealthStatus>(
-  status: S,
-  fill: FillStatus | null,
-): S & { fill: FillStatus | null } {
-  if (fill === null) return { ...status, fill: null };
-  const filling = `filling: ${fillText(fill)}`;
-  // A standby says first that it waits for the lease: the fill it shows is its holder's.
-  const reason = status.reason.startsWith("waiting for the writer lease")
-    ? `${status.reason}; the holder is ${filling}`
-    : `${filling}; ${status.reason}`;
-  return { ...status, ready: false, reason, fill };
-}
-
-/**
  * Readiness as `status` gives it, with the fill `readFill` reads from the mirror at each call (the
  * committed state, so a standby shows the lease holder's fill too). A read that fails keeps the fill
- * last read, and is logged: a busy database must not make a filling mirror look complete.
+ * last read, and is logged: a busy database must not make a filling mirror look complete. While a
+ * fill's state is stored the mirror is incomplete, so the daemon is not ready (503) however recent
+ * its last success, and the reason says how far the fill has got and when it should end.
  */
 export function fillReadiness<S extends HealthStatus>(
   status: (now: Date) => S,
@@ -119,6 +102,13 @@ export function fillReadiness<S extends HealthStatus>(
     } catch (err) {
       logger.warn({ err }, "/readyz: could not read the fill's progress; showing the last read");
     }
-    return withFill(status(now), last);
+    const current = status(now);
+    if (last === null) return { ...current, fill: null };
+    const filling = `filling: ${fillText(last)}`;
+    // A standby says first that it waits for the lease: the fill it shows is its holder's.
+    const reason = current.reason.startsWith("waiting for the writer lease")
+      ? `${current.reason}; the holder is ${filling}`
+      : `${filling}; ${current.reason}`;
+    return { ...current, ready: false, reason, fill: last };
   };
 }

@@ -1,41 +1,17 @@
 /** The daemon's Prometheus metrics, on a registry of their own so daemons in one process share none. */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
-import type { Awaitable, Clock, RunKind } from "../sync/ports.js";
+import type { RequestEvent } from "../api/observe.js";
+import type { Awaitable, Clock, RunCounters, RunKind } from "../sync/ports.js";
+import type { RunEnd } from "../sync/run.js";
 
 /** Every metric name starts with this, process metrics included. */
 export const METRIC_PREFIX = "booking_sync_";
 
-/** The fields of a sync report the metrics read (the sync entry's `SyncReport` satisfies it). */
-export interface RunReport {
-  status: "success" | "failed" | "aborted";
-  /** The feed stream the run synced; labels checkpoint lag (default "all"). */
-  stream?: string | null | undefined;
-  pages: number;
-  inserted: number;
-  updated: number;
-  unchanged: number;
-  rejected: number;
-  /** Milliseconds. */
-  durationMs: number;
-  /** ISO time the run ended. */
-  finishedAt: string;
-  /** Checkpoint after the run (ISO), null when the stream has none. */
-  checkpointAfter: string | null;
-}
-
-/** One HTTP attempt of the API client, as its `onRequest` hook reports it. */
-export interface RequestEvent {
-  /** Which endpoint, e.g. "fetch-recent-bookings" or "list-bookings" (a label: keep it bounded). */
-  endpoint: string;
-  /** ok: answered; retry: failed and will be retried; error: failed and given up. */
-  outcome: "ok" | "retry" | "error";
-  /** HTTP status, absent when no response arrived. */
-  status?: number | undefined;
-  /** Milliseconds the attempt took. */
-  durationMs: number;
-  /** 1 for the first attempt. */
-  attempt: number;
-}
+/** The fields of a run's report the metrics read; `stream` labels checkpoint lag (default "all"). */
+export type RunReport = Pick<RunEnd, "status" | "durationMs" | "finishedAt" | "checkpointAfter"> &
+  Pick<RunCounters, "pages" | "inserted" | "updated" | "unchanged" | "rejected"> & {
+    stream?: string | null | undefined;
+  };
 
 export interface MetricsOptions {
   /** Time for checkpoint lag; default the system clock. */
@@ -114,7 +90,14 @@ function defineMetrics(registry: Registry, lags: () => Promise<Record<string, nu
   const name = (suffix: string) => `${METRIC_PREFIX}${suffix}`;
   const counter = <L extends string = never>(suffix: string, help: string, labelNames: readonly L[] = []) =>
     new Counter({ name: name(suffix), help, labelNames, registers });
-  const gauge = (suffix: string, help: string) => new Gauge({ name: name(suffix), help, registers });
+  const gauge = <L extends string = never>(suffix: string, help: string, labelNames: readonly L[] = []) =>
+    new Gauge({ name: name(suffix), help, labelNames, registers });
+  const histogram = <L extends string>(
+    suffix: string,
+    help: string,
+    labelNames: readonly L[],
+    buckets: number[],
+  ) => new Histogram({ name: name(suffix), help, labelNames, buckets, registers });
   return {
     runs: counter("runs_total", "Finished runs by kind and status (success, failed, aborted).", [
       "kind",
@@ -135,26 +118,23 @@ function defineMetrics(registry: Registry, lags: () => Promise<Record<string, nu
     retries: counter("retries_total", "Failed attempts to the partner API that were retried, by endpoint.", [
       "endpoint",
     ]),
-    requestSeconds: new Histogram({
-      name: name("request_duration_seconds"),
-      help: "Duration of one HTTP attempt to the partner API, by endpoint.",
-      labelNames: ["endpoint"] as const,
-      buckets: REQUEST_SECONDS_BUCKETS,
-      registers,
-    }),
-    runSeconds: new Histogram({
-      name: name("run_duration_seconds"),
-      help: "Duration of finished runs, by kind.",
-      labelNames: ["kind"] as const,
-      buckets: RUN_SECONDS_BUCKETS,
-      registers,
-    }),
-    lastSuccess: new Gauge({
-      name: name("last_success_timestamp_seconds"),
-      help: "Unix time (seconds) the last successful run of each kind finished.",
-      labelNames: ["kind"] as const,
-      registers,
-    }),
+    requestSeconds: histogram(
+      "request_duration_seconds",
+      "Duration of one HTTP attempt to the partner API, by endpoint.",
+      ["endpoint"],
+      REQUEST_SECONDS_BUCKETS,
+    ),
+    runSeconds: histogram(
+      "run_duration_seconds",
+      "Duration of finished runs, by kind.",
+      ["kind"],
+      RUN_SECONDS_BUCKETS,
+    ),
+    lastSuccess: gauge(
+      "last_success_timestamp_seconds",
+      "Unix time (seconds) the last successful run of each kind finished.",
+      ["kind"],
+    ),
     skippedTicks: counter(
       "skipped_ticks_total",
       "Schedule ticks skipped because the previous run was still in progress.",

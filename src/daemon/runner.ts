@@ -27,10 +27,8 @@ export interface RunnerOptions {
   maxAuthRejects: number;
   /** Called once when the daemon must stop by itself; the error says why. Must not await the run. */
   onFatal: (error: Error) => void;
-  /** Asks for a run again (the scheduler's `trigger`) while another worker holds the lease. */
+  /** Asks for a run again (the scheduler's `trigger`), every `LEASE_RETRY_MS`, while another worker holds the lease. */
   retry?: (() => void) | undefined;
-  /** How often a waiting worker tries the lease again, ms; default `LEASE_RETRY_MS`. */
-  leaseRetryMs?: number | undefined;
 }
 
 /** A standby worker tries the lease this often: it takes over within this of the lease's release. */
@@ -75,7 +73,7 @@ export function createRunner(options: RunnerOptions): Runner {
     waitingFor = why;
     if (options.retry && !stopping) {
       cancelRetry?.();
-      cancelRetry = clock.setTimeout(options.retry, options.leaseRetryMs ?? LEASE_RETRY_MS);
+      cancelRetry = clock.setTimeout(options.retry, LEASE_RETRY_MS);
     }
     return false;
   };

@@ -25,43 +25,25 @@ export const ID_KIND = {
   predefined: 10,
 } as const;
 
-/** A generated Party (contract 2.3). `owner` is set for senders only. */
-export interface Party {
-  contact: { name: string; phone: string; email: string; owner?: string };
-  addressDetails: {
-    addressLine1: string;
-    apartmentNumber: string;
-    city: string;
-    state: string;
-    country: string;
-    stateOrProvinceCode: string;
-    countryCode: string;
-    postalCode: string;
-    landmark: string;
-    streetLines: string[];
-  };
-}
-
 /** A phone number in international format for the place's country. */
 function phoneFor(rng: Rng, place: Place): string {
   if (place.countryCode === "NG") return `+234${rng.pick(NG_MOBILE_PREFIXES)}${rng.digits(7)}`;
   return `+${place.dial}${rng.int(2, 9)}${rng.digits(place.dial === "1" ? 9 : 8)}`;
 }
 
-/** A sender or receiver living at `place`; `owner` (an account id) is given for senders. */
-export function makeParty(rng: Rng, place: Place, owner?: string): Party {
+/** A sender or receiver (contract 2.3) living at `place`; `owner` (an account id) is given for senders. */
+export function makeParty(rng: Rng, place: Place, owner?: string) {
   const first = rng.pick(FIRST_NAMES);
   const last = rng.pick(LAST_NAMES);
   const addressLine1 = `${rng.int(1, 250)} ${rng.pick(place.streets)}`;
   const landmark = place.countryCode === "NG" ? rng.pick(LANDMARKS) : "";
-  const contact: Party["contact"] = {
-    name: `${first} ${last}`,
-    phone: phoneFor(rng, place),
-    email: `${first}.${last}${rng.int(1, 99)}@${rng.pick(EMAIL_DOMAINS)}`.toLowerCase(),
-  };
-  if (owner !== undefined) contact.owner = owner;
   return {
-    contact,
+    contact: {
+      name: `${first} ${last}`,
+      phone: phoneFor(rng, place),
+      email: `${first}.${last}${rng.int(1, 99)}@${rng.pick(EMAIL_DOMAINS)}`.toLowerCase(),
+      ...(owner === undefined ? {} : { owner }),
+    },
     addressDetails: {
       addressLine1,
       apartmentNumber: rng.chance(0.3) ? `Flat ${rng.int(1, 24)}` : "",
@@ -77,66 +59,22 @@ export function makeParty(rng: Rng, place: Place, owner?: string): Party {
   };
 }
 
-export interface Item {
-  quantity: number;
-  price: number;
-  hsCode: string;
-  name: string;
-  id: null;
-  excludePackingList: boolean;
-  _id: string;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface Package {
-  actualWeight: number;
-  packageDimension: {
-    length: number;
-    width: number;
-    height: number;
-    weight: number;
-    price: number;
-    _id: string;
-    createdAt: string;
-    updatedAt: string;
-  };
-  predefinedDimension: string;
-  items: Item[];
-  _id: string;
-  createdAt: string;
-  updatedAt: string;
-  multiple: number;
-}
-
-/** The Packages object (contract 2.4) and the numbers pricing needs from it. */
-export interface Packages {
-  packages: Package[];
-  /** Declared value of all items, NGN. */
-  itemsValue: number;
-  packageType: string;
-  createMultiple: boolean;
-  type: string;
-  addOns: never[];
-  items: never[];
-}
-
-/** 1 to 3 packages of 1 to 3 items each; weights in kg with one decimal, prices in whole NGN. */
-export function makePackages(rng: Rng, seed: number, i: number, at: string): Packages {
+/**
+ * The Packages object (contract 2.4), with `itemsValue` (the items' declared value, NGN) for pricing:
+ * 1 to 3 packages of 1 to 3 items each; weights in kg with one decimal, prices in whole NGN.
+ */
+export function makePackages(rng: Rng, seed: number, i: number, at: string) {
   const count = rng.chance(0.6) ? 1 : rng.chance(0.75) ? 2 : 3;
-  const packages: Package[] = [];
   let itemsValue = 0;
   let documentsOnly = true;
-  for (let k = 0; k < count; k++) {
-    const items: Item[] = [];
-    const itemCount = rng.int(1, 3);
-    for (let j = 0; j < itemCount; j++) {
+  const packages = Array.from({ length: count }, (_, k) => {
+    const items = Array.from({ length: rng.int(1, 3) }, (_, j) => {
       const good = rng.pick(GOODS);
       const quantity = good.name === "Documents" ? 1 : rng.int(1, 5);
       const price = Math.round(rng.int(good.min, good.max) / 100) * 100;
       itemsValue += quantity * price;
       if (good.name !== "Documents") documentsOnly = false;
-      items.push({
+      return {
         quantity,
         price,
         hsCode: good.hsCode,
@@ -146,10 +84,10 @@ export function makePackages(rng: Rng, seed: number, i: number, at: string): Pac
         _id: objectId(seed, i * 16 + k * 4 + j, ID_KIND.item),
         createdAt: at,
         updatedAt: at,
-      });
-    }
+      };
+    });
     const actualWeight = rng.int(5, 200) / 10;
-    packages.push({
+    return {
       actualWeight,
       packageDimension: {
         length: rng.int(10, 80),
@@ -167,20 +105,20 @@ export function makePackages(rng: Rng, seed: number, i: number, at: string): Pac
       createdAt: at,
       updatedAt: at,
       multiple: 1,
-    });
-  }
+    };
+  });
   return {
     packages,
     itemsValue,
     packageType: documentsOnly ? "document" : "non-document",
     createMultiple: false,
     type: "parcel",
-    addOns: [],
-    items: [],
+    addOns: [] as never[],
+    items: [] as never[],
   };
 }
 
 /** Total weight of the packages in kg, rounded to one decimal (float sums drift otherwise). */
-export function totalWeight(packages: Packages): number {
+export function totalWeight(packages: ReturnType<typeof makePackages>): number {
   return Math.round(packages.packages.reduce((sum, p) => sum + p.actualWeight * 10, 0)) / 10;
 }

@@ -36,8 +36,6 @@ export interface Rng {
   pick<T>(items: readonly T[]): T;
   /** `count` random decimal digits. */
   digits(count: number): string;
-  /** `count` random lowercase hex digits. */
-  hex(count: number): string;
 }
 
 /** mulberry32: tiny, fast and good enough to make fake bookings look varied. */
@@ -59,11 +57,6 @@ export function createRng(seed: number): Rng {
     digits: (count) => {
       let s = "";
       for (let k = 0; k < count; k++) s += String(int(0, 9));
-      return s;
-    },
-    hex: (count) => {
-      let s = "";
-      for (let k = 0; k < count; k++) s += int(0, 15).toString(16);
       return s;
     },
   };
