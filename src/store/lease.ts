@@ -1,16 +1,24 @@
-/** Named leases for the single-writer rule (invariant 6); an expired one may be taken over. */
+/**
+ * The single-writer rule (invariant 6) in SQLite: a `leases` row with an expiry, taken in an
+ * IMMEDIATE transaction, renewed while the writer runs; an expired one may be taken over.
+ */
 import { hostname as osHostname } from "node:os";
 import type Database from "better-sqlite3";
+import { SQLITE } from "./mirror/dialect.js";
+import { askSqlite, sqliteStatements } from "./mirror/execute.js";
+import { runSql } from "./runs.js";
+import {
+  type LeaseHolder,
+  type LeaseKeeper,
+  leaseSql,
+  type Taken,
+  takeWriterLease,
+  WRITER,
+  type WriterLease,
+  type WriterLeaseOptions,
+} from "./writer-lease.js";
 
-/** Who holds a lease, as a refusal reports it. */
-export interface LeaseHolder {
-  /** `host:pid:random` of the holder. */
-  holder: string;
-  pid: number;
-  hostname: string;
-  /** When the lease lapses unless renewed (ISO). */
-  expiresAt: string;
-}
+export type { LeaseHolder } from "./writer-lease.js";
 
 export type LeaseResult =
   | {
@@ -35,62 +43,74 @@ export interface LeaseOptions {
   hostname?: string | undefined;
 }
 
-interface LeaseRow {
-  holder: string;
-  pid: number;
-  hostname: string;
-  expiresAt: string;
-}
-
 type WithDb = { db: Database.Database };
 
+const LEASE = leaseSql(SQLITE);
+const RUNS = runSql(SQLITE);
+
 /** Takes the lease if free, expired or ours, in one IMMEDIATE transaction; else says who holds it. */
-export function acquireLease(store: WithDb, options: LeaseOptions): LeaseResult {
-  const { db } = store;
-  const now = options.now.toISOString();
-  const expiresAt = new Date(options.now.getTime() + options.ttlMs).toISOString();
-  const select = db.prepare<[string], LeaseRow>(
-    "SELECT holder, pid, hostname, expires_at AS expiresAt FROM leases WHERE name = ?",
-  );
-  // Re-acquiring our own lease keeps its acquired_at; any other acquisition starts afresh.
-  const upsert = db.prepare(`
-    INSERT INTO leases (name, holder, pid, hostname, acquired_at, heartbeat_at, expires_at)
-    VALUES (@name, @holder, @pid, @hostname, @now, @now, @expiresAt)
-    ON CONFLICT (name) DO UPDATE SET
-      acquired_at = CASE WHEN leases.holder = excluded.holder THEN leases.acquired_at ELSE excluded.acquired_at END,
-      holder = excluded.holder, pid = excluded.pid, hostname = excluded.hostname,
-      heartbeat_at = excluded.heartbeat_at, expires_at = excluded.expires_at`);
+export function acquireLease({ db }: WithDb, o: LeaseOptions): LeaseResult {
+  const statements = sqliteStatements(db);
+  const holder = { holder: o.holder, pid: o.pid ?? process.pid, hostname: o.hostname ?? osHostname() };
   const attempt = db.transaction((): LeaseResult => {
-    const current = select.get(options.name);
-    if (current && current.holder !== options.holder && current.expiresAt > now) {
+    const current = askSqlite(statements, LEASE.holderOf(o.name));
+    if (current && current.holder !== o.holder && current.expiresAt > o.now.toISOString()) {
       return { acquired: false, heldBy: current };
     }
-    upsert.run({
-      name: options.name,
-      holder: options.holder,
-      pid: options.pid ?? process.pid,
-      hostname: options.hostname ?? osHostname(),
-      now,
-      expiresAt,
-    });
-    const tookOver = current && current.holder !== options.holder ? current : undefined;
+    askSqlite(statements, LEASE.take(o.name, holder, o.now, o.ttlMs));
+    const tookOver = current && current.holder !== o.holder ? current : undefined;
     return tookOver ? { acquired: true, tookOverFrom: tookOver } : { acquired: true };
   });
   return attempt.immediate();
 }
 
 /** Extends our lease by `ttlMs` from `now`; false when it is no longer ours (stop writing). */
-export function renewLease(store: WithDb, options: Omit<LeaseOptions, "pid" | "hostname">): boolean {
-  const now = options.now.toISOString();
-  const expiresAt = new Date(options.now.getTime() + options.ttlMs).toISOString();
-  const renew = store.db.prepare(
-    "UPDATE leases SET heartbeat_at = ?, expires_at = ? WHERE name = ? AND holder = ?",
-  );
-  return renew.run(now, expiresAt, options.name, options.holder).changes === 1;
+export function renewLease({ db }: WithDb, o: Omit<LeaseOptions, "pid" | "hostname">): boolean {
+  return askSqlite(sqliteStatements(db), LEASE.renew(o.name, o.holder, o.now, o.ttlMs));
 }
 
 /** Gives the lease up if it is ours; returns whether it was. Another holder's lease is left alone. */
-export function releaseLease(store: WithDb, options: { name: string; holder: string }): boolean {
-  const release = store.db.prepare("DELETE FROM leases WHERE name = ? AND holder = ?");
-  return release.run(options.name, options.holder).changes === 1;
+export function releaseLease({ db }: WithDb, o: { name: string; holder: string }): boolean {
+  return askSqlite(sqliteStatements(db), LEASE.release(o.name, o.holder));
+}
+
+/** Tries once, at once, to become the SQLite file's writer. */
+export function takeSqliteLease(store: WithDb, o: WriterLeaseOptions): WriterLease {
+  const keeper: LeaseKeeper = {
+    ttlMs: 60_000,
+    take: (holder, now, ttlMs) => take(store, holder, now, ttlMs),
+    renew: (holder, now, ttlMs) => renewLease(store, { name: WRITER, holder, now, ttlMs }),
+    // A busy or locked file clears; a lease another holder took is a `false`, not a throw.
+    lostBy: () => false,
+    release: (holder) => void releaseLease(store, { name: WRITER, holder }),
+  };
+  return takeWriterLease(keeper, o) as WriterLease;
+}
+
+function take(store: WithDb, holder: string, now: Date, ttlMs: number): Taken {
+  const options = { name: WRITER, holder, ttlMs, now };
+  let result = acquireLease(store, options);
+  let tookOver: Extract<Taken, { interrupted: number[] }>["tookOver"];
+  if (!result.acquired && holderIsDead(result.heldBy)) {
+    // A killed process on this host cannot renew; waiting out its lease would only delay the rerun.
+    releaseLease(store, { name: WRITER, holder: result.heldBy.holder });
+    tookOver = { from: result.heldBy.holder, because: "dead" };
+    result = acquireLease(store, options);
+  }
+  if (!result.acquired) return { heldBy: result.heldBy };
+  if (result.tookOverFrom) tookOver = { from: result.tookOverFrom.holder, because: "expired" };
+  const interrupted = askSqlite(sqliteStatements(store.db), RUNS.markInterruptedRuns(now.toISOString()));
+  return { tookOver, interrupted };
+}
+
+/** True only when certain: same host, and that pid is gone (or is us, as after a container restart). */
+function holderIsDead(h: LeaseHolder): boolean {
+  if (h.hostname !== osHostname()) return false;
+  if (h.pid === process.pid) return true;
+  try {
+    process.kill(h.pid, 0);
+    return false;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "ESRCH";
+  }
 }

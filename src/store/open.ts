@@ -4,7 +4,7 @@
  */
 import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
-import { type BetterSQLite3Database, drizzle } from "drizzle-orm/better-sqlite3";
+import { drizzle } from "drizzle-orm/better-sqlite3";
 import { migrate } from "drizzle-orm/better-sqlite3/migrator";
 import { wrapError } from "../errors.js";
 import type { Logger, TimerClock } from "../sync/ports.js";
@@ -12,22 +12,17 @@ import { checkWritable } from "./access.js";
 import { type Batch, type BatchRule, batch } from "./batch.js";
 import { readStatusPage } from "./daily.js";
 import { createDatabaseFile, DEFAULT_DB_MODE } from "./file-modes.js";
-import {
-  askSqlite,
-  sqliteStatements,
-  SQLITE_UNLISTED as UNLISTED,
-  writeSqlitePage,
-} from "./mirror/execute.js";
+import { takeSqliteLease } from "./lease.js";
+import { SQLITE } from "./mirror/dialect.js";
+import { askSqlite, sqliteStatements, writeSqlitePage } from "./mirror/execute.js";
+import type { Ask } from "./mirror/unlisted.js";
 import type { PersonalData } from "./personal-data.js";
 import { applyPragmas, BUSY_TIMEOUT_MS, emptyWal } from "./pragmas.js";
-import { reads } from "./reads.js";
-import { runs } from "./runs.js";
-import * as schema from "./schema.js";
 import { sqliteSnapshot } from "./snapshot.js";
 import { readCheckpoints, readFill, readStatus } from "./status.js";
 import { workerSnapshot } from "./status-worker.js";
 import type { Store } from "./store.js";
-import { takeWriterLease } from "./writer-lease.js";
+import { type AtOnce, answering, storeSql } from "./store-reads.js";
 
 /** Resolved from this file, so it works from `src/` (vitest), `dist/` (tsc) and a Docker image alike. */
 const MIGRATIONS = fileURLToPath(new URL("../../drizzle", import.meta.url));
@@ -61,21 +56,17 @@ export function openStore(path: string, options: OpenOptions = {}): Store {
   }
   try {
     applyPragmas(db, readonly, options.logger);
-    const orm = drizzle({ client: db, schema });
-    if (!readonly) migrateStore(db, orm, options.logger);
+    if (!readonly) migrateStore(db, options.logger);
     const keeper = readonly ? undefined : holdWal(path);
-    return assemble(path, db, orm, keeper, batch(db, options.batch, options.clock), options.personalData);
+    return assemble(path, db, keeper, batch(db, options.batch, options.clock), options.personalData);
   } catch (err) {
     db.close();
     throw wrapError(`open database ${path}`, err);
   }
 }
 
-function migrateStore(
-  db: Database.Database,
-  orm: BetterSQLite3Database<typeof schema>,
-  logger?: Logger,
-): void {
+function migrateStore(db: Database.Database, logger?: Logger): void {
+  const orm = drizzle({ client: db });
   const before = appliedMigrations(db);
   // A migration that rebuilds `bookings` drops the old table: with foreign keys on, that would
   // cascade to every booking's packages, items and changes. Drizzle migrates in one transaction,
@@ -122,28 +113,21 @@ function appliedMigrations(db: Database.Database): number {
   return (db.prepare("SELECT count(*) AS n FROM __drizzle_migrations").get() as { n: number }).n;
 }
 
-/** A value built on first use: a read-only connection never prepares the write statements. */
-function lazy<T>(make: () => T): () => T {
-  let value: T | undefined;
-  return () => {
-    value ??= make();
-    return value;
-  };
-}
+/** The statements both stores answer, in SQLite's dialect. */
+const SQL = storeSql(SQLITE);
 
 function assemble(
   path: string,
   db: Database.Database,
-  orm: BetterSQLite3Database<typeof schema>,
   keeper: Database.Database | undefined,
   pages: Batch,
   personalData: PersonalData | undefined,
 ): Store {
   /** The run being recorded, for `booking_changes`. */
   let currentRun: number | null = null;
-  const statements = lazy(() => sqliteStatements(db));
-  const run = lazy(() => runs(db, orm));
-  const read = lazy(() => reads(db, orm));
+  // Each statement is prepared at its first use: a read-only connection never prepares a write.
+  const statements = sqliteStatements(db);
+  const ask = <T>(question: Ask<T>): T => askSqlite(statements, question);
   // A read-only store's own connection never writes; a writer's status reads go to the keeper.
   const snapshot = sqliteSnapshot(keeper ?? db, path);
   // The page's scans, off the event loop: a thread started at the first view (status-worker.ts).
@@ -152,17 +136,14 @@ function assemble(
    * Any write but a page's commits the saved pages first, so the mirror's order is the core's; after
    * a loss it is refused, as it would build on pages that are not there (reconcile's marks).
    */
-  const afterPages =
-    <A extends unknown[], R>(write: (...args: A) => R) =>
-    (...args: A): R => {
-      pages.flush();
-      return write(...args);
-    };
+  const afterPages = (write: Ask<unknown>) => {
+    pages.flush();
+    return ask(write);
+  };
   const store: Store = {
     backend: "sqlite",
     location: path,
     db,
-    orm,
     path,
     close: () => {
       if (!db.open) return;
@@ -179,20 +160,14 @@ function assemble(
       }
     },
     flush: () => pages.flush(),
-    save: (page) => pages.page(() => writeSqlitePage(statements(), page, currentRun, personalData)),
-    markUnlisted: afterPages((scope) => askSqlite(statements(), UNLISTED.markUnlisted(scope))),
-    unlistedTimes: (scope, limit) => askSqlite(statements(), UNLISTED.unlistedTimes(scope, limit)),
-    countUnlisted: (scope) => askSqlite(statements(), UNLISTED.countUnlisted(scope)),
-    readStream: (stream) => read().readStream(stream),
-    readProgress: <T>(stream: string) => read().readProgress<T>(stream),
-    countBookings: (filter) => read().countBookings(filter),
-    bookingsNeedingDetails: (limit) => read().bookingsNeedingDetails(limit),
-    countAccounted: (since) => read().countAccounted(since),
-    absentIds: (ids) => read().absentIds(ids),
+    save: (page) => pages.page(() => writeSqlitePage(statements, page, currentRun, personalData)),
+    ...(answering(SQL.reads, ask) as AtOnce<typeof SQL.reads>),
+    ...(answering(SQL.afterPages, afterPages) as AtOnce<typeof SQL.afterPages>),
+    readProgress: <T>(stream: string) => ask(SQL.readProgress<T>(stream)),
     startRun: (r) => {
       pages.commit();
       pages.reset();
-      currentRun = run().startRun(r);
+      currentRun = ask(SQL.runs.startRun(r));
       return currentRun;
     },
     finishRun: (id, result) => {
@@ -200,17 +175,14 @@ function assemble(
       try {
         pages.commit();
       } catch {}
-      run().finishRun(id, result);
+      ask(SQL.runs.finishRun(id, result));
       currentRun = null;
     },
-    recordDrift: afterPages((id, source, local) => run().recordDrift(id, source, local)),
-    lastRun: (kind) => run().lastRun(kind),
-    recentRuns: (n) => run().recentRuns(n),
     readStatus: (at) => snapshot((r) => readStatus(r, at)),
     readCheckpoints: () => snapshot(readCheckpoints),
     readFill: (stream, at) => snapshot((r) => readFill(r, stream, at)),
     readStatusPage: (at) => pageSnapshot((r) => readStatusPage(r, at)),
-    takeWriterLease: (o) => takeWriterLease(store, o),
+    takeWriterLease: (o) => takeSqliteLease(store, o),
   };
   return store;
 }

@@ -3,13 +3,11 @@
  * `openStore` gives it (`Store`), whose answers come at once and which tests and tools read with SQL.
  */
 import type Database from "better-sqlite3";
-import type { BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
 import type { Awaitable, RunKind, SyncStore } from "../sync/ports.js";
 import type { StatusPageData } from "./daily.js";
 import type { FillStatus } from "./fill-status.js";
 import type { BookingFilter } from "./reads.js";
 import type { RunRow } from "./runs.js";
-import type * as schema from "./schema.js";
 import type { Status } from "./status.js";
 import type { WriterLease, WriterLeaseOptions } from "./writer-lease.js";
 
@@ -62,8 +60,6 @@ export interface Store
   takeWriterLease(options: WriterLeaseOptions): WriterLease;
   /** The better-sqlite3 connection, for modules that need raw SQL. */
   readonly db: Database.Database;
-  /** Drizzle over the same connection, with the schema's tables. */
-  readonly orm: BetterSQLite3Database<typeof schema>;
   /** The database file this store opened. */
   readonly path: string;
 }

@@ -2,24 +2,21 @@
  * The mirror in PostgreSQL: the same port as SQLite's, over one writer connection (session.ts) that
  * also holds the writer lock (lease.ts), and a small pool for everything that only reads.
  */
-import { desc, eq } from "drizzle-orm";
-import { drizzle } from "drizzle-orm/node-postgres";
 import type { Pool } from "pg";
 import { ConfigError, wrapError } from "../../errors.js";
 import type { Logger, TimerClock } from "../../sync/ports.js";
 import { type BatchRule, DEFAULT_BATCH } from "../batch.js";
 import { readStatusPage } from "../daily.js";
-import { askPostgres, POSTGRES_UNLISTED as UNLISTED, writePostgresPage } from "../mirror/execute.js";
+import { POSTGRES } from "../mirror/dialect.js";
+import { askPostgres, writePostgresPage } from "../mirror/execute.js";
+import type { Ask } from "../mirror/unlisted.js";
 import type { PersonalData } from "../personal-data.js";
-import type { RunRow } from "../runs.js";
 import { MIRROR_TABLES, readCheckpoints, readFill, readStatus } from "../status.js";
 import type { Mirror } from "../store.js";
+import { answering, type Later, storeSql } from "../store-reads.js";
 import { createPool, redactUrl } from "./connect.js";
 import { takePostgresLease } from "./lease.js";
 import { migratePostgres } from "./migrate.js";
-import * as read from "./reads.js";
-import * as runs from "./runs.js";
-import * as schema from "./schema.js";
 import { openSession, type Session } from "./session.js";
 import { postgresSnapshot } from "./snapshot.js";
 
@@ -91,11 +88,15 @@ async function connect(pool: Pool, options: PostgresOptions): Promise<Session> {
   );
 }
 
+/** The statements both stores answer, in PostgreSQL's dialect. */
+const SQL = storeSql(POSTGRES);
+
 function assemble(pool: Pool, location: string, first: Session, options: PostgresOptions): PostgresStore {
   let session = first;
   /** The run being recorded, for `booking_changes`. */
   let currentRun: number | null = null;
-  const orm = drizzle({ client: pool, schema });
+  const turn = <T>(read: Ask<T>) => session.turn((q) => askPostgres(q, read));
+  const afterPages = <T>(write: Ask<T>) => session.afterPages((q) => askPostgres(q, write));
   const { personalData } = options;
   const snapshot = postgresSnapshot(pool, location);
   return {
@@ -104,27 +105,19 @@ function assemble(pool: Pool, location: string, first: Session, options: Postgre
     pool,
     save: (page) => session.page((q) => writePostgresPage(q, page, currentRun, personalData)),
     flush: () => session.flush(),
-    readStream: (stream) => session.turn((q) => read.readStream(q, stream)),
-    readProgress: (stream) => session.turn((q) => read.readProgress(q, stream)),
-    countBookings: (filter) => session.turn((q) => read.countBookings(q, filter)),
-    bookingsNeedingDetails: (limit) => session.turn((q) => read.bookingsNeedingDetails(q, limit)),
-    countAccounted: (since) => session.turn((q) => read.countAccounted(q, since)),
-    absentIds: (ids) => session.turn((q) => read.absentIds(q, ids)),
-    markUnlisted: (scope) => session.afterPages((q) => askPostgres(q, UNLISTED.markUnlisted(scope))),
-    unlistedTimes: (scope, limit) =>
-      session.turn((q) => askPostgres(q, UNLISTED.unlistedTimes(scope, limit))),
-    countUnlisted: (scope) => session.turn((q) => askPostgres(q, UNLISTED.countUnlisted(scope))),
+    ...(answering(SQL.reads, turn) as Later<typeof SQL.reads>),
+    ...(answering(SQL.afterPages, afterPages) as Later<typeof SQL.afterPages>),
+    readProgress: (stream) => turn(SQL.readProgress(stream)),
     async startRun(run) {
       await session.reset();
-      currentRun = await session.afterPages((q) => runs.startRun(q, run));
+      currentRun = await afterPages(SQL.runs.startRun(run));
       return currentRun;
     },
     async finishRun(id, result) {
       // The run has flushed and reported any loss (sync/run.ts); its end is recorded whatever.
-      await session.besidePages((q) => runs.finishRun(q, id, result));
+      await session.besidePages((q) => askPostgres(q, SQL.runs.finishRun(id, result)));
       currentRun = null;
     },
-    recordDrift: (id, source, local) => session.afterPages((q) => runs.recordDrift(q, id, source, local)),
     async takeWriterLease(o) {
       // Only here is a lost connection replaced: the lock must be taken again on the new one.
       if (session.broken) {
@@ -132,19 +125,6 @@ function assemble(pool: Pool, location: string, first: Session, options: Postgre
         session = await connect(pool, options);
       }
       return takePostgresLease(session, o);
-    },
-    async lastRun(kind) {
-      const query = orm.select().from(schema.syncRuns);
-      const where = kind ? query.where(eq(schema.syncRuns.kind, kind)) : query;
-      const [row] = await where.orderBy(desc(schema.syncRuns.id)).limit(1);
-      return row as RunRow | undefined;
-    },
-    async recentRuns(n) {
-      return (await orm
-        .select()
-        .from(schema.syncRuns)
-        .orderBy(desc(schema.syncRuns.id))
-        .limit(n)) as RunRow[];
     },
     readStatus: (at) => snapshot((r) => readStatus(r, at)),
     readCheckpoints: () => snapshot(readCheckpoints),
