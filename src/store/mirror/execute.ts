@@ -9,7 +9,8 @@ import type { PersonalData } from "../personal-data.js";
 import type { Query } from "../postgres/sql.js";
 import { POSTGRES, SQLITE } from "./dialect.js";
 import { toPageRows } from "./page-rows.js";
-import { pageSql, type Statement, type StoredRow } from "./page-sql.js";
+import { pageSql, type StoredRow } from "./page-sql.js";
+import type { Statement } from "./statements.js";
 import { type Ask, unlistedSql } from "./unlisted.js";
 
 /** Statements on one SQLite connection, each prepared at its first use. */

@@ -1,20 +1,15 @@
 /**
  * A page's statements, written once for both databases: the read of the stored rows the plan needs,
  * then the plan (plan.ts) as statements that each take the page's rows at once, so a statement's
- * fixed cost (in PostgreSQL, a round trip) is paid once a page, not once a row.
+ * fixed cost (in PostgreSQL, a round trip) is paid once a page, not once a row. Each view's SQL is
+ * here as data: what it writes besides its columns, what a NULL keeps, how a served row is touched.
  */
-import { createHash } from "node:crypto";
-import type { Progress, Reject, UpsertCounts } from "../../sync/ports.js";
+import type { UpsertCounts } from "../../sync/ports.js";
 import { ITEM_COLUMNS, KEPT_IF_NULL, PACKAGE_COLUMNS, type Param } from "../rows.js";
 import type { Dialect } from "./dialect.js";
-import type { DetailRows, FeedRows, PageRows } from "./page-rows.js";
+import type { DetailRow, DetailRows, FeedRows, PageRows } from "./page-rows.js";
 import { FEED, ID, LIST, planPage, type Stored, TYPE, type View } from "./plan.js";
-
-/** One statement with its `?` placeholders already in the dialect's form. */
-export interface Statement {
-  sql: string;
-  params: unknown[];
-}
+import { type Statement, Statements } from "./statements.js";
 
 /** A `bookings` row as the stored read returns it. */
 export type StoredRow = Stored & { id: string };
@@ -77,64 +72,32 @@ const LIST_SQL: ViewSql = {
 const viewOf = (page: PageRows): [View, ViewSql] =>
   page.source === "feed" ? [FEED, FEED_SQL] : [LIST, LIST_SQL];
 const valuesOf = (page: PageRows) => (row: unknown) =>
-  page.source === "feed" ? (row as Param[]) : (row as DetailRows["rows"][number]).values;
+  page.source === "feed" ? (row as Param[]) : (row as DetailRow).values;
 
-/** The statements of pages in dialect `d`; each statement's text is built once. */
-export function pageSql(d: Dialect) {
-  const texts = new Map<string, string>();
-  const text = (key: string, build: () => string) => {
-    let sql = texts.get(key);
-    if (sql === undefined) {
-      sql = d.marks(build());
-      texts.set(key, sql);
-    }
-    return sql;
-  };
-
-  /** `rows` into `head`, as many to a statement as the dialect allows, each `row` a `(?, …)`. */
-  const inserts = (
-    key: string,
-    head: string,
-    rows: readonly (readonly unknown[])[],
-    tail = "",
-    row?: string,
-  ) => {
-    const width = rows[0]?.length ?? 0;
-    if (width === 0) return [];
-    const shape = row ?? `(${Array(width).fill("?").join(", ")})`;
-    const per = d.rowsPerInsert(width);
-    const out: Statement[] = [];
-    for (let start = 0; start < rows.length; start += per) {
-      const chunk = rows.slice(start, start + per);
-      const sql = text(
-        `${key}:${chunk.length}`,
-        () => `${head} VALUES ${Array(chunk.length).fill(shape).join(", ")} ${tail}`,
-      );
-      out.push({ sql, params: chunk.flat() });
-    }
-    return out;
-  };
-
-  /** The upsert of a view's rows, before and after its VALUES; built once. */
-  const upserts = new Map(
-    ([FEED_SQL, LIST_SQL] as const).map((sql) => {
-      const view = sql === FEED_SQL ? FEED : LIST;
-      const columns = ["id", "booking_type", ...view.columns, view.jsonColumn, ...sql.extra];
-      const set = view.columns.map((c) =>
-        sql.keptIfNull.has(c) ? `${c} = coalesce(excluded.${c}, bookings.${c})` : `${c} = excluded.${c}`,
-      );
-      const tail = `ON CONFLICT (id) DO UPDATE SET ${set.join(", ")},
-        booking_type = coalesce(excluded.booking_type, bookings.booking_type), ${sql.set}, missing_since = NULL
-        ${sql.where}`;
-      return [sql, [`INSERT INTO bookings (${columns.join(", ")})`, tail] as const];
-    }),
+/** A view's upsert, before and after its VALUES. */
+function upsert(view: View, sql: ViewSql): readonly [string, string] {
+  const columns = ["id", "booking_type", ...view.columns, view.jsonColumn, ...sql.extra];
+  const set = view.columns.map((c) =>
+    sql.keptIfNull.has(c) ? `${c} = coalesce(excluded.${c}, bookings.${c})` : `${c} = excluded.${c}`,
   );
+  const tail = `ON CONFLICT (id) DO UPDATE SET ${set.join(", ")},
+    booking_type = coalesce(excluded.booking_type, bookings.booking_type), ${sql.set}, missing_since = NULL
+    ${sql.where}`;
+  return [`INSERT INTO bookings (${columns.join(", ")})`, tail];
+}
 
+const UPSERTS = new Map(
+  [FEED_SQL, LIST_SQL].map((sql) => [sql, upsert(sql === FEED_SQL ? FEED : LIST, sql)]),
+);
+
+/** The statements of pages in dialect `d`. */
+export function pageSql(d: Dialect) {
+  const s = new Statements(d);
   return {
     /** Reads the stored rows of the page's ids, as `planPage` takes them. */
     stored(page: PageRows): Statement {
       const [view] = viewOf(page);
-      const sql = text(`stored:${page.source}`, () => {
+      const sql = s.text(`stored:${page.source}`, () => {
         const tracked = view.tracked.map(([c]) => c).join(", ");
         return `SELECT id, ${view.jsonColumn} AS json, booking_type AS "bookingType",
           missing_since AS "missingSince", remote_updated_at, ${tracked} FROM bookings WHERE ${d.oneOf("id")}`;
@@ -146,84 +109,47 @@ export function pageSql(d: Dialect) {
     /** Plans the page against its `stored` rows; the statements that write it, and its counts. */
     writes(page: PageRows, stored: readonly StoredRow[], runId: number | null): [Statement[], UpsertCounts] {
       const [view, sql] = viewOf(page);
-      const byId = new Map(stored.map((r) => [r.id, r]));
       const values = valuesOf(page);
+      const byId = new Map(stored.map((r) => [r.id, r]));
       const plan = planPage<unknown>(view, page.rows, values, byId, page.syncedAt);
       const extra = sql.extraValues(page);
-      const [head, tail] = upserts.get(sql) as readonly [string, string];
-      const out = inserts(
+      const [head, tail] = UPSERTS.get(sql) as readonly [string, string];
+      const out = s.inserts(
         `upsert:${page.source}`,
         head,
         plan.writes.map((r) => [...values(r), ...extra]),
         tail,
       );
-      if (page.source === "list") out.push(...children(plan.writes as DetailRows["rows"], plan.replaced));
-      if (plan.touched.length > 0)
-        out.push({
-          sql: text(`touch:${page.source}`, () => sql.touch(d)),
-          params: sql.touchValues(page, d.list(plan.touched)),
-        });
-      const run = "(?, ?, ?, ?, ?, (SELECT id FROM sync_runs WHERE id = ?))";
-      const changes = plan.changes.map((c) => [...c, runId]);
-      out.push(...inserts("changes", CHANGES, changes, "", run));
+      if (page.source === "list") out.push(...children(s, plan.writes as DetailRow[], plan.replaced));
+      if (plan.touched.length > 0) {
+        const touch = s.text(`touch:${page.source}`, () => sql.touch(d));
+        out.push({ sql: touch, params: sql.touchValues(page, d.list(plan.touched)) });
+      }
+      out.push(...s.changes(plan.changes, runId));
       const rejectsRun = page.source === "list" ? page.listedBy : null;
-      out.push(...rejects(page.rejects, page.source, rejectsRun, page.syncedAt));
-      if (page.progress) out.push(progress(page.progress, page.syncedAt));
+      out.push(...s.rejects(page.rejects, page.source, rejectsRun, page.syncedAt));
+      if (page.progress) out.push(s.progress(page.progress, page.syncedAt));
       return [out, { ...plan.counts, rejected: page.rejects.length }];
     },
   };
-
-  /** Packages and items of the written bookings, replacing those of the ones stored before. */
-  function children(rows: DetailRows["rows"], replaced: string[]): Statement[] {
-    const out: Statement[] = [];
-    if (replaced.length > 0)
-      for (const table of ["booking_items", "booking_packages"])
-        out.push({
-          sql: text(`delete:${table}`, () => `DELETE FROM ${table} WHERE ${d.oneOf("booking_id")}`),
-          params: [d.list(replaced)],
-        });
-    const packages = rows.flatMap((r) => r.packages);
-    out.push(
-      ...inserts("packages", `INSERT INTO booking_packages (${PACKAGE_COLUMNS.join(", ")})`, packages),
-    );
-    const items = rows.flatMap((r) => r.items);
-    out.push(...inserts("items", `INSERT INTO booking_items (${ITEM_COLUMNS.join(", ")})`, items));
-    return out;
-  }
-
-  /** Quarantines rejects; one already stored (same raw JSON) is left as it is. */
-  function rejects(list: readonly Reject[], endpoint: "feed" | "list", runId: number | null, at: string) {
-    const rows = list.map((r) => {
-      // `undefined` has no JSON form; storing "null" keeps the row and its reason.
-      const rawJson = JSON.stringify(r.raw) ?? "null";
-      const sha = createHash("sha256").update(rawJson).digest("hex");
-      return [runId, endpoint, r.id, r.createdAt, r.reason, rawJson, sha, at];
-    });
-    // An unknown run id is stored as null rather than failing the whole page on the foreign key.
-    const row = "((SELECT id FROM sync_runs WHERE id = ?), ?, ?, ?, ?, ?, ?, ?)";
-    return inserts("rejects", REJECTS, rows, "ON CONFLICT (raw_sha256) DO NOTHING", row);
-  }
-
-  /** Sets the stream's progress (null clears it) and, when given, its checkpoint (never backwards). */
-  function progress({ stream, value, checkpoint }: Progress, at: string): Statement {
-    const json = value === null || value === undefined ? null : JSON.stringify(value);
-    const sql = text(
-      "progress",
-      () => `INSERT INTO sync_state (stream, checkpoint, progress_json, updated_at)
-      VALUES (?, ?, ?, ?)
-      ON CONFLICT (stream) DO UPDATE SET
-        progress_json = excluded.progress_json,
-        checkpoint = CASE
-          WHEN excluded.checkpoint IS NULL THEN sync_state.checkpoint
-          WHEN sync_state.checkpoint IS NULL THEN excluded.checkpoint
-          ELSE ${d.later("sync_state.checkpoint", "excluded.checkpoint")}
-        END,
-        updated_at = excluded.updated_at`,
-    );
-    return { sql, params: [stream, checkpoint ?? null, json, at] };
-  }
 }
 
-const CHANGES = "INSERT INTO booking_changes (booking_id, field, old_value, new_value, observed_at, run_id)";
-const REJECTS = `INSERT INTO rejected_records (run_id, endpoint, booking_id, created_at, reason, raw_json,
-  raw_sha256, first_seen_at)`;
+/** Packages and items of the written bookings, replacing those of the ones stored before. */
+function children(s: Statements, rows: DetailRow[], replaced: string[]): Statement[] {
+  const out: Statement[] = [];
+  if (replaced.length > 0)
+    for (const table of ["booking_items", "booking_packages"]) {
+      const sql = s.text(
+        `delete:${table}`,
+        () => `DELETE FROM ${table} WHERE ${s.dialect.oneOf("booking_id")}`,
+      );
+      out.push({ sql, params: [s.dialect.list(replaced)] });
+    }
+  const packages = rows.flatMap((r) => r.packages);
+  out.push(
+    ...s.inserts("packages", `INSERT INTO booking_packages (${PACKAGE_COLUMNS.join(", ")})`, packages),
+  );
+  const items = rows.flatMap((r) => r.items);
+  out.push(...s.inserts("items", `INSERT INTO booking_items (${ITEM_COLUMNS.join(", ")})`, items));
+  return out;
+}

@@ -4,7 +4,7 @@
  */
 import type { UnlistedScope } from "../../sync/ports.js";
 import type { Dialect } from "./dialect.js";
-import type { Statement } from "./page-sql.js";
+import type { Statement } from "./statements.js";
 
 /** A statement and how its rows make the answer. */
 export interface Ask<T> {
