@@ -2,19 +2,19 @@
  * The partner API adapter (`PartnerApi`): got without its retry, `withRetry` for the policy, and zod
  * per record so one malformed booking never sinks a page. Error messages are scrubbed of the token.
  */
-import got, { type Got, RequestError } from "got";
+import got, { RequestError } from "got";
 import { maskUserinfo } from "../config/transport.js";
 import { ApiError, ConfigError } from "../errors.js";
 import type { FeedPage, FeedQuery, ListPage, ListQuery, PartnerApi } from "../sync/ports.js";
 import { PACKAGE_VERSION } from "../version.js";
 import { answer } from "./answer.js";
 import { RequestGate } from "./gate.js";
-import { type AttemptLogger, type ObserveCtx, observe, type RequestEvent, reportFailure } from "./observe.js";
+import { type AttemptLogger, observe, type RequestEvent, reportFailure } from "./observe.js";
 import { sameOriginOnly } from "./redirects.js";
 import { type Endpoint, parseFeed, parseList, type Verdict } from "./response.js";
 import { type RetryPolicy, withRetry } from "./retry.js";
 import { BodyOverCap, feedInSmallerPages, listInSmallerPages } from "./smaller-pages.js";
-import { feedStandIn, listStandIn } from "./stand-in.js";
+import { feedStandIn, listStandIn, type StandInCtx } from "./stand-in.js";
 
 export type { RequestEvent } from "./observe.js";
 export type { Endpoint } from "./response.js";
@@ -86,14 +86,9 @@ function abortError(endpoint: Endpoint, reason: unknown): Error {
 }
 
 /** What the per-request helpers share: built once by `createApiClient`. */
-interface Ctx extends ObserveCtx {
-  /** Base URL without a trailing slash. */
-  base: string;
-  http: Got;
+interface Ctx extends StandInCtx {
   policy: RetryPolicy;
   options: ApiClientOptions;
-  maxBodyBytes: number;
-  gate: RequestGate;
 }
 
 /**

@@ -33,11 +33,12 @@ export interface BodyEnds {
   own: { _id?: string; createdAt?: string };
 }
 
-/** What reading a stand-in needs from the client. */
+/** What reading a stand-in needs from the client; the client's own context extends it. */
 export interface StandInCtx extends ObserveCtx {
+  /** Base URL without a trailing slash. */
   base: string;
   http: Got;
-  scrub: (text: string) => string;
+  /** Largest response body read, bytes. */
   maxBodyBytes: number;
   /** The stream is one HTTP attempt: it takes a slot like any other. */
   gate: Pick<RequestGate, "pause" | "run">;
@@ -51,7 +52,7 @@ export async function feedStandIn(
 ): Promise<FeedPage | null> {
   const ends = await readEnds(ctx, "fetch-recent-bookings", searchParams, signal);
   if (ends === null) return null;
-  const bookings = [standIn(ends, "bookings")];
+  const bookings = [standIn(ends, "fetch-recent-bookings")];
   const json = { success: true, data: { bookings, nextCursor: null, hasMore: hasMoreOf(ends) } };
   return pageOf("fetch-recent-bookings", parseFeed(json));
 }
@@ -78,7 +79,7 @@ export async function listStandIn(
   }
   const read = pageOf(
     "list-bookings",
-    parseList({ success: true, data: [standIn(ends, "data")], pagination }),
+    parseList({ success: true, data: [standIn(ends, "list-bookings")], pagination }),
   );
   return { ...read, attempts };
 }
@@ -89,16 +90,15 @@ function pageOf<P>(endpoint: Endpoint, verdict: Verdict<P>): P & { attempts: num
 }
 
 /** The keys from a body's root to its records array, for each endpoint. */
-const RECORDS_PATH: Record<Endpoint, readonly string[]> = {
+const RECORDS_PATH = {
   "fetch-recent-bookings": ["data", "bookings"],
   "list-bookings": ["data"],
-};
+} as const satisfies Record<Endpoint, readonly string[]>;
 
-/** Where a page's records array opens, for each endpoint: a body without it is no page to stand in for. */
-const OPENING: Record<Endpoint, RegExp> = {
-  "fetch-recent-bookings": /"bookings"\s*:\s*\[\s*\{/,
-  "list-bookings": /"data"\s*:\s*\[\s*\{/,
-};
+/** Where a page's records array opens (its key, `[`), and its first record when `{` follows. */
+function opening(endpoint: Endpoint, record: "{" | ""): RegExp {
+  return new RegExp(`"${RECORDS_PATH[endpoint].at(-1)}"\\s*:\\s*\\[${record && "\\s*\\{"}`);
+}
 
 /**
  * Streams `endpoint`'s answer, keeping its first and last KB. Null when its start shows no records
@@ -166,7 +166,7 @@ async function streamEnds(
       if (status < 200 || status >= 300) break;
       const heading = head.length < KEEP_BYTES;
       if (heading) head = Buffer.concat([head, chunk.subarray(0, KEEP_BYTES - head.length)]);
-      if (heading && head.length >= KEEP_BYTES && !OPENING[endpoint].test(head.toString("utf8"))) break;
+      if (heading && head.length >= KEEP_BYTES && !opening(endpoint, "{").test(head.toString("utf8"))) break;
       if (!keys.done) keys.push(decoder.write(chunk));
       tail = Buffer.from(Buffer.concat([tail, chunk.subarray(-KEEP_BYTES)]).subarray(-KEEP_BYTES));
       bytes += chunk.length;
@@ -191,7 +191,8 @@ async function streamEnds(
       retryable: status === 408 || status === 429 || status >= 500,
     });
   const text = head.toString("utf8");
-  if (!OPENING[endpoint].test(text)) return null;
+  // A body without a record in its records array is no page to stand in for.
+  if (!opening(endpoint, "{").test(text)) return null;
   return { head: text, tail: tail.toString("utf8"), bytes, ended, own: keys.found };
 }
 
@@ -200,8 +201,8 @@ async function streamEnds(
  * `createdAt` found at its own top level as the body streamed by. One whose `_id` did not show is
  * quarantined: nothing else names it for certain.
  */
-export function standIn(ends: BodyEnds, key: "bookings" | "data"): OversizedRecord {
-  const open = new RegExp(`"${key}"\\s*:\\s*\\[`).exec(ends.head);
+export function standIn(ends: BodyEnds, endpoint: Endpoint): OversizedRecord {
+  const open = opening(endpoint, "").exec(ends.head);
   const record = ends.head.slice(open ? open.index + open[0].length : 0);
   return new OversizedRecord(record.slice(0, 1000), ends.bytes, ends.own);
 }
