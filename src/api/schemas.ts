@@ -97,7 +97,7 @@ export const fullBookingSchema = z.object({
         .nullish(),
     })
     .nullish(),
-  customerAcceptanceState: z.number().int().nullish(),
+  customerAcceptanceState: optInt,
   branchName: optStr,
   servedBy: optStr,
   shipmentRate: optStr,

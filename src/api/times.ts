@@ -40,19 +40,11 @@ export function readSourceTime(text: unknown): SourceTime | null {
   }
   const m = ISO.exec(text);
   if (!m) return null;
-  const [year, month, day, hour, minute, second] = [m[1], m[2], m[3], m[4], m[5], m[6] ?? "0"].map(Number);
-  if (
-    [year, month, day, hour, minute, second].some((n) => n === undefined || Number.isNaN(n)) ||
-    (year as number) < 1 ||
-    (month as number) < 1 ||
-    (month as number) > 12 ||
-    (day as number) < 1 ||
-    (day as number) > daysIn(year as number, month as number) ||
-    (hour as number) > 23 ||
-    (minute as number) > 59 ||
-    (second as number) > 59
-  )
-    return null;
+  // The pattern admits digits only, so every field is a number.
+  const n = (k: number) => Number(m[k] ?? 0);
+  const [year, month, day, hour, minute, second] = [n(1), n(2), n(3), n(4), n(5), n(6)];
+  const dateOk = year >= 1 && month >= 1 && month <= 12 && day >= 1 && day <= daysIn(year, month);
+  if (!dateOk || hour > 23 || minute > 59 || second > 59) return null;
   let offsetMinutes = 0;
   if (!m[8]) {
     const oh = Number(m[10]);
@@ -62,13 +54,8 @@ export function readSourceTime(text: unknown): SourceTime | null {
   }
   const fraction = (m[7] ?? "").padEnd(9, "0");
   const date = new Date(0);
-  date.setUTCFullYear(year as number, (month as number) - 1, day as number);
-  date.setUTCHours(
-    hour as number,
-    (minute as number) - offsetMinutes,
-    second as number,
-    Number(fraction.slice(0, 3)),
-  );
+  date.setUTCFullYear(year, month - 1, day);
+  date.setUTCHours(hour, minute - offsetMinutes, second, Number(fraction.slice(0, 3)));
   const ms = date.getTime();
   // Outside the years toISOString writes with four digits, text order would not be time order.
   if (!Number.isFinite(ms) || date.getUTCFullYear() < 1 || date.getUTCFullYear() > 9999) return null;

@@ -62,19 +62,10 @@ export function sharedRead<T>(read: () => Promise<T>, options: SharedReadOptions
 }
 
 function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new ReadTimeoutError(ms)), ms);
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
     // The read keeps the process alive while it needs to; the wait alone never does.
-    timer.unref();
-    work.then(
-      (value) => {
-        clearTimeout(timer);
-        resolve(value);
-      },
-      (err: unknown) => {
-        clearTimeout(timer);
-        reject(err);
-      },
-    );
+    timer = setTimeout(() => reject(new ReadTimeoutError(ms)), ms).unref();
   });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }
