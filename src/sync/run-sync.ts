@@ -60,12 +60,11 @@ export async function runSync(deps: SyncDeps, options: SyncOptions): Promise<Syn
   const checkpointBefore = stream.checkpoint;
   const totals = emptyTotals();
   const run = await startRun(deps, { kind: "sync", stream: name, checkpointBefore });
-  let extra: AfterWalk = {};
+  const extra: AfterWalk = {};
   let failure: unknown;
   try {
     const known = await walkStream(deps, options, stream, run.startedAt, totals);
-    extra = await afterWalk(deps, options, run.id, totals, known);
-    if (extra.error) throw extra.error;
+    await afterWalk(deps, options, run.id, totals, known, extra);
     // The walk stepped past a run it could not read; only a repair that left no shortfall vouches for it.
     if (totals.tieOverflows.length > 0 && !(extra.repair && extra.repair.shortfall <= 0))
       throw new Error(
@@ -132,17 +131,20 @@ async function walkStream(
 // counts are in `report.details`. Its costs (and rejects) add to the run's.
 const COUNTERS = ["pages", "requests", "retries", "rejected"] as const;
 
-type AfterWalk = { details?: DetailsReport; drift?: Drift; repair?: RepairReport; error?: Error };
+type AfterWalk = { details?: DetailsReport; drift?: Drift; repair?: RepairReport };
 
-/** The details pass (when asked), the drift check and the repair; their costs add to `totals`. */
+/**
+ * The details pass (when asked), the drift check and the repair, each kept in `out` once done; their
+ * costs add to `totals`. Throws when the details pass or the repair fails.
+ */
 async function afterWalk(
   deps: SyncDeps,
   options: SyncOptions,
   runId: number,
   totals: WalkTotals,
   known: Behind,
-): Promise<AfterWalk> {
-  const out: AfterWalk = {};
+  out: AfterWalk,
+): Promise<void> {
   if (options.details) {
     const details = emptyDetailsReport();
     out.details = details;
@@ -150,13 +152,13 @@ async function afterWalk(
       const { pageSize, detailsMaxPages: maxPages, bookingType } = options;
       await fillDetails(deps, { pageSize, maxPages, bookingType }, details);
     } catch (err) {
-      out.error = wrapError("details", err);
+      throw wrapError("details", err);
+    } finally {
+      for (const k of COUNTERS) totals[k] += details[k];
     }
-    for (const k of COUNTERS) totals[k] += details[k];
-    if (out.error) return out;
   }
   // list-bookings cannot filter by booking type, so a typed stream has nothing to compare with.
-  if (options.bookingType !== undefined || known.unread) return out;
+  if (options.bookingType !== undefined || known.unread) return;
   try {
     // A total read before a fill of many minutes is stale by its end: the check reads it again.
     const parallel = sliceCount(known.behind, options.pageSize, options.concurrency ?? 1) > 1;
@@ -165,14 +167,13 @@ async function afterWalk(
     totals.retries += out.drift.attempts - 1;
   } catch (err) {
     deps.logger.warn({ err: coerceError(err) }, "drift check failed; the sync itself is not affected");
-    return out;
+    return;
   }
   try {
     out.repair = await repairAfter(deps, options, out.drift.sourceTotal, totals);
   } catch (err) {
-    out.error = wrapError("repair", err);
+    throw wrapError("repair", err);
   }
-  return out;
 }
 
 /**

@@ -5,7 +5,7 @@
  * except that a refusal the walk may ask past becomes `again`, and a tie run names the bookings read.
  */
 import type { FeedPage, WalkProgress } from "../ports.js";
-import { maxOf, millisOf, nextStep, type Step, type Timed } from "./window.js";
+import { maxOf, millisOf, nextStep, type PageFacts, type Step, type Timed } from "./window.js";
 
 /** A feed page as the walk read it. */
 export interface PageRead {
@@ -32,23 +32,20 @@ export type Action =
 
 /** The progress after `read` and the walk's next action. Same progress and page, same answer. */
 export function advance(progress: WalkProgress, read: PageRead): { progress: WalkProgress; action: Action } {
-  const { records, rejectIds, rejectReason } = checked(read.page);
-  const step = nextStep({
-    upTo: read.upTo,
-    anchor: progress.anchor,
-    fallback: progress.fallback,
-    limit: read.limit,
-    records,
-    count: read.page.records.length,
-    rejectIds,
-    rejectReason,
-    hasMore: read.page.hasMore,
-    floor: progress.floor,
-    again: read.again,
-  });
+  const facts = factsOf(progress, read);
+  const { records } = facts;
+  const step = nextStep(facts);
   if (step.kind === "refuse") {
     if (step.retry && !read.again) return { progress, action: { kind: "again", problem: step.message } };
-    return refusal(progress, read, step.message, !step.retry);
+    // A position the source will not confirm is no place to resume from: the walk starts over.
+    const restart = !step.retry;
+    const ceiling = progress.ceiling ?? null;
+    const next = restart
+      ? `starts this walk over from ${ceiling ?? "the newest booking"}`
+      : `resumes at ${read.upTo ?? "the newest booking"}`;
+    const message = `${step.message}; stopped with the checkpoint unmoved (the next run ${next})`;
+    const after = restart ? { ...progress, upTo: ceiling, anchor: null, fallback: null } : progress;
+    return { progress: after, action: { kind: "refuse", message, restart } };
   }
   const after = { ...progress, pages: progress.pages + 1, top: topAfter(progress.top, records) };
   switch (step.kind) {
@@ -78,8 +75,13 @@ export function advance(progress: WalkProgress, read: PageRead): { progress: Wal
   }
 }
 
-/** A page's records that steer (as times), and the ids and first reason of those that do not. */
-function checked(page: PageRead["page"]) {
+/** What the window judges a page by: where the walk stands, and the page's records as times. */
+function factsOf(
+  progress: WalkProgress,
+  read: PageRead,
+): PageFacts & { records: Timed[]; rejectIds: string[] } {
+  const { anchor, fallback, floor } = progress;
+  const { upTo, again, limit, page } = read;
   const records: Timed[] = [];
   const rejectIds: string[] = [];
   let rejectReason: string | undefined;
@@ -90,7 +92,20 @@ function checked(page: PageRead["page"]) {
       rejectReason ??= r.reason;
     }
   }
-  return { records, rejectIds, rejectReason };
+  const count = page.records.length;
+  return {
+    upTo,
+    anchor,
+    fallback,
+    limit,
+    records,
+    count,
+    rejectIds,
+    rejectReason,
+    hasMore: page.hasMore,
+    floor,
+    again,
+  };
 }
 
 /** The checkpoint's candidate after a page: a record newer than the one before it on the page is out of place. */
@@ -98,24 +113,6 @@ function topAfter(top: string | null, records: readonly Timed[]): string | null 
   const inPlace = records.filter((r, i) => i === 0 || (records[i - 1] as Timed).at >= r.at);
   const newest = maxOf(inPlace.map((r) => r.at));
   return newest !== null && (top === null || newest > top) ? newest : top;
-}
-
-/** Why the walk stops. A position the source will not confirm is no place to resume from. */
-function refusal(
-  progress: WalkProgress,
-  read: PageRead,
-  problem: string,
-  restart: boolean,
-): { progress: WalkProgress; action: Action } {
-  const ceiling = progress.ceiling ?? null;
-  const next = restart
-    ? `starts this walk over from ${ceiling ?? "the newest booking"}`
-    : `resumes at ${read.upTo ?? "the newest booking"}`;
-  const message = `${problem}; stopped with the checkpoint unmoved (the next run ${next})`;
-  return {
-    progress: restart ? { ...progress, upTo: ceiling, anchor: null, fallback: null } : progress,
-    action: { kind: "refuse", message, restart },
-  };
 }
 
 /** Whether an instant falls in the milliseconds `from` to `to`. */

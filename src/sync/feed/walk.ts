@@ -113,18 +113,15 @@ export async function walkSlice(
       case "done":
         logger.debug({ ...where, reason: action.reason }, "walk complete");
         return persist(page, progress, true);
-      case "fall-back":
+      case "fall-back": {
+        const { missing } = action;
         logger.warn(
-          {
-            ...where,
-            expected: action.missing.ids.slice(0, 3),
-            at: action.missing.at,
-            fallback: action.upTo,
-          },
+          { ...where, expected: missing.ids.slice(0, 3), at: missing.at, fallback: action.upTo },
           "the feed did not serve again the bookings its previous page ended with; reading on from the page's next time up",
         );
         await readOn();
         break;
+      }
       case "next":
         await readOn();
         break;

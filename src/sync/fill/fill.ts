@@ -34,58 +34,39 @@ export async function runFill(
   stored: Pick<StreamState, "checkpoint">,
 ): Promise<void> {
   const filling = fillingOf(deps, walk, run, state, totals);
-  const { logger, clock } = deps;
+  const { clock, logger } = deps;
   let loggedAt = clock.now().getTime();
+  const save = async (page: Pick<FeedPage, "records">, progress: Progress, upTo: string | null) => {
+    const { records, rejects } = splitRecords(page.records, logger, { stream: walk.stream });
+    const now = clock.now();
+    const { bookingType } = walk;
+    const syncedAt = now.toISOString();
+    addCounts(
+      totals,
+      await deps.store.save({ source: "feed", records, rejects, bookingType, progress, syncedAt }),
+    );
+    // The store never moves a checkpoint backwards, nor does the run's own idea of it.
+    const { checkpoint } = progress;
+    if (checkpoint) stored.checkpoint = maxOf([stored.checkpoint ?? checkpoint, checkpoint]);
+    if (now.getTime() - loggedAt < PROGRESS_LOG_MS) return;
+    loggedAt = now.getTime();
+    logger.info({ stream: walk.stream, pages: totals.pages, new: totals.inserted, upTo }, "sync progress");
+  };
   const persist =
     (ceiling: string | null): PersistPage =>
     (page, progress, done) =>
       filling.commit(
         (next) => settle(next, ceiling, progress, done),
         // The last slice's page earns the checkpoint: every booking above the floor is then stored.
-        async (stream, next) => {
+        (stream, next) => {
           const checkpoint = next.slices.length === 0 ? checkpointOf(next) : undefined;
-          const at = await saveFeedPage(deps, walk, page, { ...stream, checkpoint }, totals);
-          if (at - loggedAt < PROGRESS_LOG_MS) return;
-          loggedAt = at;
-          const fields = {
-            stream: walk.stream,
-            pages: totals.pages,
-            new: totals.inserted,
-            upTo: progress.upTo,
-          };
-          logger.info(fields, "sync progress");
+          return save(page, { ...stream, checkpoint }, progress.upTo);
         },
       );
-  try {
-    const slices = [...state.slices];
-    const walkOne = (slice: WalkProgress) =>
-      walkSlice(deps, walk, slice, totals, persist(slice.ceiling ?? null));
-    await runPool(slices.values(), run.concurrency, walkOne, deps.signal);
-    if (state.details) await readDetailPages(filling, state.details);
-  } finally {
-    // The fill's state as saved: once no slice is left, its checkpoint is stored (never backwards).
-    const earned = state.slices.length === 0 ? checkpointOf(state) : undefined;
-    if (earned !== undefined) stored.checkpoint = maxOf([stored.checkpoint ?? earned, earned]);
-  }
-}
-
-/** Stores a feed page with the stream's progress after it; returns when it was read (ms). */
-async function saveFeedPage(
-  deps: SyncDeps,
-  walk: WalkOptions,
-  page: Pick<FeedPage, "records">,
-  progress: Progress,
-  totals: WalkTotals,
-): Promise<number> {
-  const { records, rejects } = splitRecords(page.records, deps.logger, { stream: walk.stream });
-  const now = deps.clock.now();
-  const { bookingType } = walk;
-  const syncedAt = now.toISOString();
-  addCounts(
-    totals,
-    await deps.store.save({ source: "feed", records, rejects, bookingType, progress, syncedAt }),
-  );
-  return now.getTime();
+  const walkOne = (slice: WalkProgress) =>
+    walkSlice(deps, walk, slice, totals, persist(slice.ceiling ?? null));
+  await runPool([...state.slices].values(), run.concurrency, walkOne, deps.signal);
+  if (state.details) await readDetailPages(filling, state.details);
 }
 
 /** The fill's shared parts: the save queue, the stream's progress, the rate and the ETA. */
