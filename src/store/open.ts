@@ -10,7 +10,6 @@ import { wrapError } from "../errors.js";
 import type { Logger, TimerClock } from "../sync/ports.js";
 import { checkWritable } from "./access.js";
 import { type Batch, type BatchRule, batch } from "./batch.js";
-import { readStatusPage } from "./daily.js";
 import { createDatabaseFile, DEFAULT_DB_MODE } from "./file-modes.js";
 import { takeSqliteLease } from "./lease.js";
 import { SQLITE } from "./mirror/dialect.js";
@@ -19,10 +18,9 @@ import type { Ask } from "./mirror/unlisted.js";
 import type { PersonalData } from "./personal-data.js";
 import { applyPragmas, BUSY_TIMEOUT_MS, emptyWal } from "./pragmas.js";
 import { sqliteSnapshot } from "./snapshot.js";
-import { readCheckpoints, readFill, readStatus } from "./status.js";
 import { workerSnapshot } from "./status-worker.js";
 import type { Store } from "./store.js";
-import { type AtOnce, answering, storeSql } from "./store-reads.js";
+import { type Answered, answering, statusReads, storeSql } from "./store-reads.js";
 
 /** Resolved from this file, so it works from `src/` (vitest), `dist/` (tsc) and a Docker image alike. */
 const MIGRATIONS = fileURLToPath(new URL("../../drizzle", import.meta.url));
@@ -161,8 +159,8 @@ function assemble(
     },
     flush: () => pages.flush(),
     save: (page) => pages.page(() => writeSqlitePage(statements, page, currentRun, personalData)),
-    ...(answering(SQL.reads, ask) as AtOnce<typeof SQL.reads>),
-    ...(answering(SQL.afterPages, afterPages) as AtOnce<typeof SQL.afterPages>),
+    ...(answering(SQL.reads, ask) as Answered<typeof SQL.reads>),
+    ...(answering(SQL.afterPages, afterPages) as Answered<typeof SQL.afterPages>),
     readProgress: <T>(stream: string) => ask(SQL.readProgress<T>(stream)),
     startRun: (r) => {
       pages.commit();
@@ -178,10 +176,7 @@ function assemble(
       ask(SQL.runs.finishRun(id, result));
       currentRun = null;
     },
-    readStatus: (at) => snapshot((r) => readStatus(r, at)),
-    readCheckpoints: () => snapshot(readCheckpoints),
-    readFill: (stream, at) => snapshot((r) => readFill(r, stream, at)),
-    readStatusPage: (at) => pageSnapshot((r) => readStatusPage(r, at)),
+    ...statusReads(snapshot, pageSnapshot),
     takeWriterLease: (o) => takeSqliteLease(store, o),
   };
   return store;

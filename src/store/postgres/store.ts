@@ -6,14 +6,13 @@ import type { Pool } from "pg";
 import { ConfigError, wrapError } from "../../errors.js";
 import type { Logger, TimerClock } from "../../sync/ports.js";
 import { type BatchRule, DEFAULT_BATCH } from "../batch.js";
-import { readStatusPage } from "../daily.js";
 import { POSTGRES } from "../mirror/dialect.js";
 import { askPostgres, writePostgresPage } from "../mirror/execute.js";
 import type { Ask } from "../mirror/unlisted.js";
 import type { PersonalData } from "../personal-data.js";
-import { MIRROR_TABLES, readCheckpoints, readFill, readStatus } from "../status.js";
+import { MIRROR_TABLES } from "../status.js";
 import type { Mirror } from "../store.js";
-import { answering, type Later, storeSql } from "../store-reads.js";
+import { answering, type Promised, statusReads, storeSql } from "../store-reads.js";
 import { createPool, redactUrl } from "./connect.js";
 import { takePostgresLease } from "./lease.js";
 import { migratePostgres } from "./migrate.js";
@@ -98,15 +97,14 @@ function assemble(pool: Pool, location: string, first: Session, options: Postgre
   const turn = <T>(read: Ask<T>) => session.turn((q) => askPostgres(q, read));
   const afterPages = <T>(write: Ask<T>) => session.afterPages((q) => askPostgres(q, write));
   const { personalData } = options;
-  const snapshot = postgresSnapshot(pool, location);
   return {
     backend: "postgres",
     location,
     pool,
     save: (page) => session.page((q) => writePostgresPage(q, page, currentRun, personalData)),
     flush: () => session.flush(),
-    ...(answering(SQL.reads, turn) as Later<typeof SQL.reads>),
-    ...(answering(SQL.afterPages, afterPages) as Later<typeof SQL.afterPages>),
+    ...(answering(SQL.reads, turn) as Promised<typeof SQL.reads>),
+    ...(answering(SQL.afterPages, afterPages) as Promised<typeof SQL.afterPages>),
     readProgress: (stream) => turn(SQL.readProgress(stream)),
     async startRun(run) {
       await session.reset();
@@ -126,10 +124,7 @@ function assemble(pool: Pool, location: string, first: Session, options: Postgre
       }
       return takePostgresLease(session, o);
     },
-    readStatus: (at) => snapshot((r) => readStatus(r, at)),
-    readCheckpoints: () => snapshot(readCheckpoints),
-    readFill: (stream, at) => snapshot((r) => readFill(r, stream, at)),
-    readStatusPage: (at) => snapshot((r) => readStatusPage(r, at)),
+    ...statusReads(postgresSnapshot(pool, location)),
     async close() {
       await session.close();
       await pool.end();
