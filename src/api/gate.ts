@@ -13,37 +13,22 @@ interface Waiter {
 
 export class RequestGate {
   readonly #maxInFlight: number;
-  readonly #now: () => number;
   #inFlight = 0;
   /** Waiting callers, oldest first. */
   readonly #queue: Waiter[] = [];
-  /** No attempt is sent before this time (`now()` ms): the API's request to slow down holds for all. */
+  /** No attempt is sent before this time (`performance.now()` ms): the API's request to slow down holds for all. */
   #notBefore = 0;
 
-  /**
-   * @param maxInFlight Most attempts in flight at once: a whole number ≥ 1, or Infinity for no bound.
-   * @param now Monotonic clock in ms (default `performance.now`).
-   */
-  constructor(maxInFlight: number, now: () => number = () => performance.now()) {
+  /** @param maxInFlight Most attempts in flight at once: a whole number ≥ 1, or Infinity for no bound. */
+  constructor(maxInFlight: number) {
     if (!(maxInFlight === Number.POSITIVE_INFINITY || (Number.isInteger(maxInFlight) && maxInFlight >= 1)))
       throw new RangeError(`maxInFlight must be a whole number of at least 1, not ${maxInFlight}`);
     this.#maxInFlight = maxInFlight;
-    this.#now = now;
-  }
-
-  /** Attempts in flight now. */
-  get inFlight(): number {
-    return this.#inFlight;
-  }
-
-  /** Callers waiting for a slot now. */
-  get queued(): number {
-    return this.#queue.length;
   }
 
   /** Holds back every attempt not yet sent for `ms` from now (a longer pause already on stays). */
   pause(ms: number): void {
-    if (ms > 0) this.#notBefore = Math.max(this.#notBefore, this.#now() + ms);
+    if (ms > 0) this.#notBefore = Math.max(this.#notBefore, performance.now() + ms);
   }
 
   /**
@@ -54,7 +39,7 @@ export class RequestGate {
     await this.#acquire(signal);
     try {
       // The pause is waited out holding the slot, so the queue's order survives it; no slot could send meanwhile.
-      for (let ms = this.#notBefore - this.#now(); ms > 0; ms = this.#notBefore - this.#now())
+      for (let ms = this.#notBefore - performance.now(); ms > 0; ms = this.#notBefore - performance.now())
         await sleep(ms, undefined, signal ? { signal } : {});
       return await attempt();
     } finally {

@@ -180,7 +180,11 @@ async function execute(
     return { reason, seq, ok: true, durationMs: performance.now() - t0, result };
   } catch (thrown) {
     const error = thrown instanceof Error ? thrown : new Error(errorText(thrown), { cause: thrown });
-    logFailure(logger, reason, seq, error);
+    if (isAbortError(error)) logger.info({ reason, seq }, "run aborted");
+    else {
+      logger.error({ reason, seq, error: errorText(error) }, "run failed; the next tick tries again");
+      logger.debug({ reason, seq, err: error }, "run failure details");
+    }
     return { reason, seq, ok: false, durationMs: performance.now() - t0, error };
   }
 }
@@ -191,15 +195,6 @@ function guarded(logger: Logger, what: string, fn: () => void): void {
   } catch (err) {
     logger.error({ error: errorText(err) }, `${what} failed`);
   }
-}
-
-function logFailure(logger: Logger, reason: RunReason, seq: number, error: Error): void {
-  if (isAbortError(error)) {
-    logger.info({ reason, seq }, "run aborted");
-    return;
-  }
-  logger.error({ reason, seq, error: errorText(error) }, "run failed; the next tick tries again");
-  logger.debug({ reason, seq, err: error }, "run failure details");
 }
 
 /** The default ticker: a node-cron task per expression, its own log lines routed to our logger. */

@@ -12,22 +12,18 @@ import {
   type RecordStamp,
   type RecordView,
 } from "./record-cache.js";
-import { Timeline } from "./timeline.js";
+import { Timeline, type TimelineOptions } from "./timeline.js";
 import { type BookingFilter, type IndexView, makeView, viewKey } from "./views.js";
 
-export interface DatasetOptions {
+/**
+ * The timeline's defaults: `tieRun` 1, `spacingMs` 60,000, and an `epochMs` that puts the newest base
+ * booking at `now()`, rounded down to the second.
+ */
+export interface DatasetOptions extends Partial<TimelineOptions> {
   /** Seed of the generated data; default 1. */
   seed?: number;
   /** Number of base bookings n (indexes 0..n-1, 0 = oldest); default 1000. */
   bookings?: number;
-  /** Consecutive bookings sharing one createdAt; default 1. */
-  tieRun?: number;
-  /** Milliseconds between consecutive createdAt values; default 60_000. */
-  spacingMs?: number;
-  /** createdAt of booking 0 (epoch ms); default: the newest base booking is at `now()`, rounded down to the second. */
-  epochMs?: number;
-  /** Overrides the createdAt formula (epoch ms); must be non-decreasing in i. */
-  createdAtOf?: (i: number) => number;
   /** Indexes invisible until `release` (late arrivals with an old createdAt). */
   hidden?: readonly number[];
   /** The clock (epoch ms): default epoch, update times and envelope timestamps; default `Date.now`. */
