@@ -33,9 +33,10 @@ export interface CommandOptions {
   /** The environment the config is read from; default `process.env`. */
   env?: Record<string, string | undefined>;
   /**
-   * A writer's lease: the command holds it for its whole run (default); the daemon takes it run by
-   * run, standing by while another process holds it, and handles its own signals; `migrate` takes
-   * none, as it changes only the schema and must also succeed beside a running daemon.
+   * A writer's lease: the command holds it for its whole run, and a first signal stops the work
+   * (default); the daemon takes it run by run, standing by while another process holds it, and
+   * handles its own signals; `migrate` takes none, as it changes only the schema and must also
+   * succeed beside a running daemon.
    */
   lease?: "command" | "daemon" | "none";
 }
@@ -55,16 +56,16 @@ export async function runAsWriter<N extends Omit<Needs, "mirror">>(
   options: CommandOptions = {},
 ): Promise<number> {
   const lease = options.lease ?? "command";
-  const signals = lease === "daemon" ? undefined : abortOnSignals();
+  const signals = lease === "command" ? abortOnSignals() : undefined;
   let app: App<N> | undefined;
   try {
     const config = readConfig(flags, options);
     app = await openApp<N>(config, { needs: { ...needs, mirror: "writer" } });
-    const held = lease === "command" ? await takeLease(app, signals) : undefined;
+    const held = signals && (await takeLease(app, signals));
     const exit = (outcome: Outcome, resume: string) =>
       exitFor(outcome, { by: signals?.received(), reason: signals?.signal.reason, resume });
     try {
-      // The daemon stops by its own signal handling: nothing aborts this one.
+      // Without the command's lease, nothing aborts the work.
       return await work({ app, config, signal: signals?.signal ?? new AbortController().signal, exit });
     } finally {
       await held?.release();
@@ -106,11 +107,11 @@ function readConfig(flags: Flags, options: CommandOptions, only?: readonly strin
 }
 
 /** Takes the lease for the whole command; losing it aborts the work as a signal would. */
-async function takeLease(app: App<object>, signals: ReturnType<typeof abortOnSignals> | undefined) {
+async function takeLease(app: App<object>, signals: ReturnType<typeof abortOnSignals>) {
   const lease = await app.store.takeWriterLease({
     clock: app.clock,
     logger: app.logger,
-    onLost: () => signals?.abort("lost the writer lease to another process"),
+    onLost: () => signals.abort("lost the writer lease to another process"),
   });
   if (!lease.acquired) throw new Error(lease.message);
   return lease;

@@ -45,12 +45,10 @@ export function buildProgram(): Command {
 export async function main(argv: string[]): Promise<number> {
   const program = buildProgram();
   let code: number = EXIT.ok;
-  for (const cmd of program.commands) {
-    cmd.exitOverride();
-    cmd.hook("postAction", (_this, action) => {
-      code = (action as Command & { exitCode?: number }).exitCode ?? EXIT.ok;
-    });
-  }
+  // Subcommands inherit the program's exitOverride; its hook runs after any of their actions.
+  program.hook("postAction", (_this, action) => {
+    code = (action as Command & { exitCode?: number }).exitCode ?? EXIT.ok;
+  });
   try {
     await program.parseAsync(argv);
   } catch (err) {

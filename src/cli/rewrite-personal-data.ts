@@ -22,11 +22,17 @@ function rewriteAction(flags: Record<string, unknown>): Promise<number> {
   return runAsWriter(
     flags,
     { sqlite },
-    async ({ app: { store, logger }, config }) => {
+    async ({ app: { store, logger }, config, signal, exit }) => {
       const mode = config.personalData;
       const report = await rewritePersonalData(store.db, storedPolicy(config), {
-        onBatch: (read) => logger.debug({ bookings: read }, "rewriting personal data"),
-      });
+        // A first signal stops between batches: those rewritten stay, the next run does the rest.
+        onBatch: (read) => {
+          signal.throwIfAborted();
+          logger.debug({ bookings: read }, "rewriting personal data");
+        },
+      }).catch((err: unknown) => (signal.aborted ? undefined : Promise.reject(err)));
+      if (!report)
+        return exit({ status: "aborted" }, "`booking-sync rewrite-personal-data` rewrites the rest");
       const other = config.personalDataKey === undefined ? report.hashed.keyed : report.hashed.plain;
       if (mode === "hash" && other > 0)
         logger.warn(
