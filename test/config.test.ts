@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { describeEnvironment, loadConfig, requireApi } from "../src/config/config.js";
-import { DEFAULT_CONCURRENCY } from "../src/config/settings.js";
+import { DEFAULT_CONCURRENCY, MIRROR_SETTINGS } from "../src/config/settings.js";
 import { configError } from "./support/config-error.js";
 
 const env = { BOOKING_API_BASE_URL: "https://partner.example/api/v2/", BOOKING_API_TOKEN: "s3cret-token" };
@@ -300,5 +300,15 @@ describe("the database setting", () => {
     const bad = configError(() => read({ BOOKING_DB_URL: "mysql://sync:hunter2@db/bookings" }));
     expect(bad.message).toMatch(/BOOKING_DB_URL = \(hidden\) is not valid: expected a postgres:\/\//);
     expect(`${bad.message} ${bad.hint}`).not.toMatch(/hunter2/);
+  });
+});
+
+describe("loadConfig with only some settings (a reader's: where the mirror is)", () => {
+  it("reads those, and leaves every other setting, even a bad one, at its default", () => {
+    const bad = { SYNC_PAGE_SIZE: "many", LOG_LEVEL: "loud", BOOKING_API_BASE_URL: "ftp://x" };
+    const c = loadConfig({ env: { ...bad, BOOKING_DB_PATH: "/m.db" }, only: MIRROR_SETTINGS });
+    expect(c.database).toEqual({ kind: "sqlite", path: "/m.db" });
+    expect(c).toMatchObject({ pageSize: 100, logLevel: "info", apiBaseUrl: undefined });
+    expect(configError(() => loadConfig({ env: bad })).message).toMatch(/ is not valid: expected /);
   });
 });
