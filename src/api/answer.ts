@@ -36,10 +36,15 @@ export function answer(ctx: AnswerCtx, endpoint: Endpoint, res: Response<Buffer>
   else if (!parsed.ok && parsed.kind === "foreign") text = `${parsed.problem} (${statusLabel(status)} page)`;
   throw new ApiError(ctx.scrub(`${endpoint}: ${text}`), {
     status,
-    retryable: status === 408 || status === 429 || status >= 500,
+    retryable: retryableStatus(status),
     retryAfterMs: parseRetryAfter(res.headers["retry-after"], Date.now()),
     hint: hintFor(ctx, endpoint, status, parsed.ok ? parsed.value : undefined),
   });
+}
+
+/** Whether another attempt may get a different answer than this status: a timeout, a 429, a 5xx. */
+export function retryableStatus(status: number): boolean {
+  return status === 408 || status === 429 || status >= 500;
 }
 
 /** What to check after a refusal: the token after a 401/403, the base URL after a foreign 404. */

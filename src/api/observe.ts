@@ -45,12 +45,10 @@ export function reportFailure(
   f: FailedAttempt,
   durationMs: number,
 ): void {
-  const status = f.error instanceof ApiError ? f.error.status : undefined;
-  const asksForTime = status === 429 || (f.error instanceof ApiError && f.error.retryAfterMs !== undefined);
-  if (asksForTime) {
-    const asked = f.error instanceof ApiError ? (f.error.retryAfterMs ?? 0) : 0;
-    ctx.gate.pause(f.willRetry ? f.waitMs : Math.min(asked, ctx.policy.maxRetryAfterMs));
-  }
+  const { status, retryAfterMs } =
+    f.error instanceof ApiError ? f.error : { status: undefined, retryAfterMs: undefined };
+  if (status === 429 || retryAfterMs !== undefined)
+    ctx.gate.pause(f.willRetry ? f.waitMs : Math.min(retryAfterMs ?? 0, ctx.policy.maxRetryAfterMs));
   const cause = ctx.scrub(f.error instanceof Error ? f.error.message : String(f.error));
   observe(
     ctx,

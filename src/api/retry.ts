@@ -59,14 +59,7 @@ function isRetryable(error: unknown): error is ApiError {
 /** The final ApiError, saying how many attempts it took. */
 function withAttempts(error: ApiError, attempts: number): ApiError {
   const suffix = attempts > 1 ? ` (after ${attempts} attempts)` : "";
-  return new ApiError(`${error.message}${suffix}`, {
-    status: error.status,
-    retryable: error.retryable,
-    retryAfterMs: error.retryAfterMs,
-    attempts,
-    hint: error.hint,
-    cause: error.cause,
-  });
+  return new ApiError(`${error.message}${suffix}`, { ...error, attempts, cause: error.cause });
 }
 
 /**

@@ -39,10 +39,7 @@ export async function feedInSmallerPages(limit: number, reads: Reads<FeedPage>):
     } catch (err) {
       if (!isOverCap(err)) throw err;
       spent += err.attempts ?? 1;
-      if (size === 1) {
-        const page = await alone(reads, "fetch-recent-bookings", 1, err, spent);
-        return { ...page, attempts: page.attempts + spent };
-      }
+      if (size === 1) return alone(reads, "fetch-recent-bookings", 1, err, spent);
       said(reads, "fetch-recent-bookings", Math.ceil(size / 2));
     }
   }
@@ -59,10 +56,7 @@ export async function listInSmallerPages(
   } catch (err) {
     if (!isOverCap(err)) throw err;
     const spent = err.attempts ?? 1;
-    if (size === 1) {
-      const one = await alone(reads, "list-bookings", page, err, spent);
-      return { ...one, attempts: one.attempts + spent };
-    }
+    if (size === 1) return alone(reads, "list-bookings", page, err, spent);
     const part = largestDivisor(size);
     said(reads, "list-bookings", part);
     const parts: ListPage[] = [];
@@ -90,8 +84,8 @@ export async function listInSmallerPages(
   }
 }
 
-/** The stand-in for a record over the cap alone; a body that is no page fails as it came (`err`). */
-async function alone<P>(
+/** The stand-in for a record over the cap alone, its attempts counted with those `spent`; a body that is no page fails as it came (`err`). */
+async function alone<P extends { attempts: number }>(
   reads: Reads<P>,
   endpoint: string,
   page: number,
@@ -109,7 +103,7 @@ async function alone<P>(
     { endpoint, page },
     "one record alone is over the response-body cap (SYNC_MAX_RESPONSE_MB): read as a stand-in of its start and size",
   );
-  return one;
+  return { ...one, attempts: one.attempts + spent };
 }
 
 function said<P>(reads: Reads<P>, endpoint: string, size: number): void {

@@ -10,6 +10,7 @@ import { StringDecoder } from "node:string_decoder";
 import type { Got } from "got";
 import { ApiError } from "../errors.js";
 import type { FeedPage, ListPage } from "../sync/ports.js";
+import { retryableStatus } from "./answer.js";
 import { OversizedRecord } from "./bounds.js";
 import type { RequestGate } from "./gate.js";
 import { type ObserveCtx, observe } from "./observe.js";
@@ -113,28 +114,25 @@ export async function readEnds(
 ): Promise<BodyEnds | null> {
   const started = performance.now();
   let status: number | undefined;
+  let ends: BodyEnds | null = null;
+  let cause: string | undefined;
   try {
-    const ends = await ctx.gate.run(
-      () =>
-        streamEnds(ctx, endpoint, searchParams, signal, (s) => {
-          status = s;
-        }),
-      signal,
-    );
-    const outcome = ends === null ? "error" : "ok";
-    observe(ctx, searchParams, {
-      endpoint,
-      outcome,
-      status,
-      durationMs: performance.now() - started,
-      attempt: 1,
-    });
+    const onStatus = (s: number) => {
+      status = s;
+    };
+    ends = await ctx.gate.run(() => streamEnds(ctx, endpoint, searchParams, signal, onStatus), signal);
     return ends;
   } catch (err) {
-    const durationMs = performance.now() - started;
-    const cause = ctx.scrub(err instanceof Error ? err.message : String(err));
-    observe(ctx, searchParams, { endpoint, outcome: "error", status, durationMs, attempt: 1 }, cause);
+    cause = ctx.scrub(err instanceof Error ? err.message : String(err));
     throw err;
+  } finally {
+    const outcome = ends === null ? "error" : "ok";
+    observe(
+      ctx,
+      searchParams,
+      { endpoint, outcome, status, durationMs: performance.now() - started, attempt: 1 },
+      cause,
+    );
   }
 }
 
@@ -188,7 +186,7 @@ async function streamEnds(
   if (status < 200 || status >= 300)
     throw new ApiError(`${endpoint}: HTTP ${statusLabel(status)} re-reading a record over the body cap`, {
       status,
-      retryable: status === 408 || status === 429 || status >= 500,
+      retryable: retryableStatus(status),
     });
   const text = head.toString("utf8");
   // A body without a record in its records array is no page to stand in for.
