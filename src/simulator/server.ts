@@ -2,7 +2,6 @@
 import { EventEmitter, setMaxListeners } from "node:events";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { SimFullBooking, SimSummaryBooking } from "./bookings.js";
 import { type BookingFilter, Dataset, type DatasetOptions } from "./dataset.js";
 import {
   createFaultPlan,
@@ -35,36 +34,8 @@ export interface SimulatorStats {
   byFault: Partial<Record<FaultKind, number>>;
 }
 
-export interface Simulator {
-  /** Base URL, e.g. `http://127.0.0.1:PORT/api/v2`. */
-  url: string;
-  port: number;
-  dataset: Dataset;
-  stats: SimulatorStats;
-  /** Emits `request` (a RequestEvent) after each request. */
-  events: EventEmitter<{ request: [RequestEvent] }>;
-  /** The current behaviour (a copy). */
-  readonly behaviour: Behaviour;
-  /** Changes behaviour at runtime; `tieRun`/`spacingMs` change every booking's createdAt. */
-  behave(patch: Partial<Behaviour> & { tieRun?: number; spacingMs?: number }): void;
-  /** Queues faults for the next matching requests, e.g. `inject([{ kind: "429" }, { kind: "drop" }], { path: "feed" })`. */
-  inject(faults: Fault | readonly Fault[], options?: InjectOptions): void;
-  /** Drops queued faults not yet served. */
-  clearFaults(): void;
-  /** Resolves with the next request event that satisfies `predicate` (default: any). */
-  nextRequest(predicate?: (event: RequestEvent) => boolean): Promise<RequestEvent>;
-  resetStats(): void;
-  insert(count: number): number[];
-  release(indexes: readonly number[]): void;
-  update(i: number): number;
-  remove(i: number): void;
-  /** Every visible booking matching the filter, summary view, newest first. */
-  allSummaries(filter?: BookingFilter): SimSummaryBooking[];
-  /** Every visible booking matching the filter, full view, newest first. */
-  allFull(filter?: BookingFilter): SimFullBooking[];
-  /** Stops listening and closes open connections. */
-  close(): Promise<void>;
-}
+/** A running simulator: its address, data set, counters and controls. */
+export type Simulator = ReturnType<typeof handleOf>;
 
 function emptyStats(): SimulatorStats {
   return { requests: 0, byEndpoint: { feed: 0, list: 0, other: 0 }, byStatus: {}, byFault: {} };
@@ -133,29 +104,37 @@ function handleOf(
   stats: SimulatorStats,
   events: EventEmitter<{ request: [RequestEvent] }>,
   close: () => Promise<void>,
-): Simulator {
+) {
   const { dataset, behaviour, faults } = ctx;
   // No spreading here: it would freeze the `behaviour` getter into a value.
   return {
+    /** Base URL, e.g. `http://127.0.0.1:PORT/api/v2`. */
     url: address.url,
     port: address.port,
     dataset,
+    /** A live object, reset with `resetStats()`. */
     stats,
+    /** Emits `request` (a RequestEvent) after each request. */
     events,
-    get behaviour() {
+    /** The current behaviour (a copy). */
+    get behaviour(): Behaviour {
       return { ...behaviour, faultKinds: [...behaviour.faultKinds] };
     },
-    behave(patch) {
+    /** Changes behaviour at runtime; `tieRun`/`spacingMs` change every booking's createdAt. */
+    behave(patch: Partial<Behaviour> & { tieRun?: number; spacingMs?: number }): void {
       const { tieRun, spacingMs, ...rest } = patch;
       // Validates the rate before anything changes.
       faults.setRate(rest.faultRate ?? behaviour.faultRate, rest.faultKinds ?? behaviour.faultKinds);
       dataset.setTiming({ tieRun, spacingMs });
       Object.assign(behaviour, rest);
     },
-    inject: (list, injectOptions) => faults.inject(list, injectOptions),
+    /** Queues faults for the next matching requests, e.g. `inject([{ kind: "429" }, { kind: "drop" }], { path: "feed" })`. */
+    inject: (list: Fault | readonly Fault[], options?: InjectOptions) => faults.inject(list, options),
+    /** Drops queued faults not yet served. */
     clearFaults: () => faults.clear(),
-    nextRequest: (predicate = () => true) =>
-      new Promise((resolve) => {
+    /** Resolves with the next request event that satisfies `predicate` (default: any). */
+    nextRequest: (predicate: (event: RequestEvent) => boolean = () => true) =>
+      new Promise<RequestEvent>((resolve) => {
         const listener = (event: RequestEvent): void => {
           if (!predicate(event)) return;
           events.off("request", listener);
@@ -166,12 +145,16 @@ function handleOf(
     resetStats: () => {
       Object.assign(stats, emptyStats());
     },
-    insert: (count) => dataset.insert(count),
-    release: (indexes) => dataset.release(indexes),
-    update: (i) => dataset.update(i),
-    remove: (i) => dataset.remove(i),
-    allSummaries: (filter) => Array.from(dataset.visibleIndexes(filter), (i) => dataset.summary(i)),
-    allFull: (filter) => Array.from(dataset.visibleIndexes(filter), (i) => dataset.full(i)),
+    insert: (count: number) => dataset.insert(count),
+    release: (indexes: readonly number[]) => dataset.release(indexes),
+    update: (i: number) => dataset.update(i),
+    remove: (i: number) => dataset.remove(i),
+    /** Every visible booking matching the filter, summary view, newest first. */
+    allSummaries: (filter?: BookingFilter) =>
+      Array.from(dataset.visibleIndexes(filter), (i) => dataset.summary(i)),
+    /** Every visible booking matching the filter, full view, newest first. */
+    allFull: (filter?: BookingFilter) => Array.from(dataset.visibleIndexes(filter), (i) => dataset.full(i)),
+    /** Stops listening and closes open connections. */
     close,
   };
 }
