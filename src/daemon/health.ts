@@ -32,17 +32,11 @@ export interface HealthStatus {
   lastError: string | null;
 }
 
-export interface Health {
-  /** A sync succeeded at `at`; clears the failure count. */
-  recordSuccess(at: Date): void;
-  /** A sync that started at `startedAt` (default `at`) failed at `at` with `error`. */
-  recordFailure(at: Date, error: unknown, startedAt?: Date): void;
-  /** Readiness as of `now`. */
-  status(now: Date): HealthStatus;
-}
+/** The daemon's readiness state. */
+export type Health = ReturnType<typeof createHealth>;
 
 /** Creates the readiness state; not ready until the first success. */
-export function createHealth(options: HealthOptions): Health {
+export function createHealth(options: HealthOptions) {
   const maxAgeSeconds = options.readyMaxAgeSeconds;
   let lastSuccess: Date | null = null;
   /** The failing streak, by the rule the status page applies to the stored runs (store/failing.ts). */
@@ -50,17 +44,20 @@ export function createHealth(options: HealthOptions): Health {
   let lastFailure: { at: Date; error: string } | null = null;
 
   return {
-    recordSuccess(at) {
+    /** A sync succeeded at `at`; clears the failure count. */
+    recordSuccess(at: Date): void {
       if (lastSuccess === null || at > lastSuccess) lastSuccess = at;
       streak = nextFailing(streak, { status: "success", startedAt: at.toISOString(), error: null });
       lastFailure = null;
     },
-    recordFailure(at, error, startedAt = at) {
+    /** A sync that started at `startedAt` failed at `at` with `error`. */
+    recordFailure(at: Date, error: unknown, startedAt: Date = at): void {
       const text = errorText(error);
       streak = nextFailing(streak, { status: "failed", startedAt: startedAt.toISOString(), error: text });
       lastFailure = { at, error: text };
     },
-    status(now) {
+    /** Readiness as of `now`. */
+    status(now: Date): HealthStatus {
       const failureNote = streak ? `; ${failingText(streak)}` : "";
       const base = {
         lastSuccessAt: lastSuccess?.toISOString() ?? null,

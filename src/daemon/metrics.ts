@@ -22,26 +22,14 @@ export interface MetricsOptions {
   processMetrics?: boolean;
 }
 
-export interface Metrics {
-  /** Serve with `registry.metrics()` and `registry.contentType`. */
-  readonly registry: Registry;
-  /** Counts a finished run of the given kind (default "sync"). */
-  recordRun(report: RunReport, kind?: RunKind): void;
-  /** The API client's per-attempt hook. */
-  onRequest(event: RequestEvent): void;
-  /** Counts a schedule tick skipped because a run was in flight. */
-  recordSkippedTick(): void;
-  /** The source's total (list-bookings `pagination.total`) against the local row count. */
-  recordDrift(totals: { sourceTotal: number; localTotal: number }): void;
-  /** What a repair did: gaps found in the mirror, and the bookings stored to fill them. */
-  recordRepair(repair: { gaps: number; repaired: number }): void;
-}
+/** The daemon's metrics and what records them. */
+export type Metrics = ReturnType<typeof createMetrics>;
 
 const RUN_SECONDS_BUCKETS = [0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 900, 1800];
 const REQUEST_SECONDS_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
 /** Creates the registry and its metrics. */
-export function createMetrics(options: MetricsOptions = {}): Metrics {
+export function createMetrics(options: MetricsOptions = {}) {
   const clock = options.clock ?? { now: () => new Date() };
   const registry = new Registry();
   const runCheckpoints: Record<string, string | null> = {};
@@ -51,8 +39,10 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   if (options.processMetrics ?? true) collectDefaultMetrics({ register: registry, prefix: METRIC_PREFIX });
 
   return {
+    /** Serve with `registry.metrics()` and `registry.contentType`. */
     registry,
-    recordRun(report, kind = "sync") {
+    /** Counts a finished run of the given kind. */
+    recordRun(report: RunReport, kind: RunKind = "sync"): void {
       m.runs.inc({ kind, status: report.status });
       m.bookings.inc({ change: "new" }, report.inserted);
       m.bookings.inc({ change: "updated" }, report.updated);
@@ -63,21 +53,25 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       if (report.status === "success") m.lastSuccess.set({ kind }, Date.parse(report.finishedAt) / 1000);
       if (report.checkpointAfter !== null) runCheckpoints[report.stream ?? "all"] = report.checkpointAfter;
     },
-    onRequest(event) {
+    /** The API client's per-attempt hook. */
+    onRequest(event: RequestEvent): void {
       const status = event.status === undefined ? "none" : String(event.status);
       m.requests.inc({ endpoint: event.endpoint, outcome: event.outcome, status });
       if (event.outcome === "retry") m.retries.inc({ endpoint: event.endpoint });
       m.requestSeconds.observe({ endpoint: event.endpoint }, event.durationMs / 1000);
     },
-    recordSkippedTick() {
+    /** Counts a schedule tick skipped because a run was in flight. */
+    recordSkippedTick(): void {
       m.skippedTicks.inc();
     },
-    recordDrift(totals) {
+    /** The source's total (list-bookings `pagination.total`) against the local row count. */
+    recordDrift(totals: { sourceTotal: number; localTotal: number }): void {
       m.sourceTotal.set(totals.sourceTotal);
       m.localTotal.set(totals.localTotal);
       m.drift.set(totals.sourceTotal - totals.localTotal);
     },
-    recordRepair(repair) {
+    /** What a repair did: gaps found in the mirror, and the bookings stored to fill them. */
+    recordRepair(repair: { gaps: number; repaired: number }): void {
       m.gapsFound.inc(repair.gaps);
       m.repaired.inc(repair.repaired);
     },
