@@ -49,9 +49,12 @@ export async function runBackfill(deps: SyncDeps, options: BackfillOptions = {})
   const { sourcePlatform, bookingType } = options;
   const filtered = sourcePlatform !== undefined;
   const stream = filtered ? backfillStream(sourcePlatform) : streamName(bookingType);
-  if (options.mode === "restart") await clearProgress(deps, stream);
   // The stream's one read this run: the fill is handed it, and keeps its checkpoint current.
   const state = await store.readStream(stream);
+  if (options.mode === "restart" && state.walk !== null) {
+    await clearProgress(deps, stream);
+    state.walk = null;
+  }
   const resumed = state.walk !== null;
   const totals = emptyTotals();
   const pageSize = Math.min(100, Math.max(1, Math.floor(options.pageSize ?? 100)));
@@ -117,16 +120,10 @@ async function platformFill(
 }
 
 async function clearProgress(deps: SyncDeps, stream: string): Promise<void> {
-  if ((await deps.store.readStream(stream)).walk === null) return;
   deps.logger.info({ stream }, "backfill: discarding the unfinished fill's progress (--restart)");
   const syncedAt = deps.clock.now().toISOString();
-  await deps.store.save({
-    source: "feed",
-    records: [],
-    rejects: [],
-    syncedAt,
-    progress: { stream, value: null },
-  });
+  const progress = { stream, value: null };
+  await deps.store.save({ source: "feed", records: [], rejects: [], syncedAt, progress });
 }
 
 /** Moves a feed stream's checkpoint up to `at` (the store never moves one backwards). */

@@ -169,12 +169,9 @@ async function settleTie(
   options: WalkOptions,
   totals: WalkTotals,
 ): Promise<WalkProgress> {
-  const where = {
-    stream: options.stream,
-    createdAt: window.from,
-    ...(window.to !== window.from ? { to: window.to } : {}),
-  };
-  const times = window.to === window.from ? [window.from] : [window.from, window.to];
+  const one = window.to === window.from;
+  const where = { stream: options.stream, createdAt: window.from, ...(one ? {} : { to: window.to }) };
+  const times = one ? [window.from] : [window.from, window.to];
   const { pageSize, bookingType, tieMaxPages: maxPages } = options;
   let read: TieRead;
   try {
