@@ -43,21 +43,13 @@ export type RunOutcome =
   /** The daemon is stopping; nothing ran. */
   | { kind: "stopping" };
 
-export interface Runner {
-  /** The scheduler's `runOnce`. Rejects only for a fault outside the sync (e.g. the database). */
-  runOnce(reason: RunReason): Promise<RunOutcome>;
-  /** Aborts the run in flight (the pages it saved commit with their progress) and refuses further runs. */
-  abort(why: string): void;
-  /** Gives up the writer lease, if held, and stops trying to take it. */
-  releaseLease(): Promise<void>;
-  /** Readiness as the HTTP endpoint shows it: never ready while waiting for the lease. */
-  status(health: HealthStatus): HealthStatus;
-}
+/** One run at a time under the writer lease. */
+export type Runner = ReturnType<typeof createRunner>;
 
 type HeldLease = Extract<WriterLease, { acquired: true }>;
 
 /** Creates the runner; it takes the writer lease on its first run. */
-export function createRunner(options: RunnerOptions): Runner {
+export function createRunner(options: RunnerOptions) {
   const { app, health, metrics } = options;
   const { logger, clock } = app;
   let lease: HeldLease | undefined;
@@ -153,6 +145,7 @@ export function createRunner(options: RunnerOptions): Runner {
     return { kind: "reconcile", report };
   };
 
+  /** The scheduler's `runOnce`. Rejects only for a fault outside the sync (e.g. the database). */
   const runOnce = async (reason: RunReason): Promise<RunOutcome> => {
     if (stopping) return { kind: "stopping" };
     if (!(await ensureLease()))
@@ -182,17 +175,20 @@ export function createRunner(options: RunnerOptions): Runner {
 
   return {
     runOnce,
-    abort(why) {
+    /** Aborts the run in flight (the pages it saved commit with their progress) and refuses further runs. */
+    abort(why: string): void {
       stopping = true;
       current?.abort(new Error(why));
     },
-    async releaseLease() {
+    /** Gives up the writer lease, if held, and stops trying to take it. */
+    async releaseLease(): Promise<void> {
       cancelRetry?.();
       const held = lease;
       lease = undefined;
       await held?.release();
     },
-    status(status) {
+    /** Readiness as the HTTP endpoint shows it: never ready while waiting for the lease. */
+    status(status: HealthStatus): HealthStatus {
       return waitingFor === undefined ? status : { ...status, ready: false, reason: waitingFor };
     },
   };

@@ -54,19 +54,8 @@ export interface SchedulerOptions {
   ticker?: Ticker;
 }
 
-export interface Scheduler {
-  /** Starts the ticks and runs once now (unless a triggered run is already going). */
-  start(): void;
-  /** A run now, or one follow-up run after the one in flight (however many triggers arrive). */
-  trigger(): TriggerResult;
-  /** Stops the ticks, drops queued runs and waits for the run in flight. Idempotent. */
-  stop(): Promise<void>;
-  /** Whether a run is in flight. */
-  running(): boolean;
-  /** Schedule ticks skipped because a run was in flight, since creation. */
-  skippedTicks(): number;
-  readonly events: EventEmitter<SchedulerEvents>;
-}
+/** The daemon's one source of runs. */
+export type Scheduler = ReturnType<typeof createScheduler>;
 
 /** Throws ConfigError unless node-cron accepts the expression. */
 export function assertCron(name: string, expression: string): void {
@@ -78,7 +67,7 @@ export function assertCron(name: string, expression: string): void {
 }
 
 /** Creates a scheduler; nothing runs until `start()`. Throws ConfigError on a bad cron expression. */
-export function createScheduler(options: SchedulerOptions): Scheduler {
+export function createScheduler(options: SchedulerOptions) {
   const { runOnce, logger, onSkip } = options;
   assertCron("schedule", options.schedule);
   if (options.reconcileSchedule !== undefined) assertCron("reconcile schedule", options.reconcileSchedule);
@@ -136,7 +125,8 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
 
   return {
     events,
-    start() {
+    /** Starts the ticks and runs once now (unless a triggered run is already going). */
+    start(): void {
       if (state !== "new") return;
       state = "started";
       tickers.push(ticker(options.schedule, () => onTick("schedule")));
@@ -145,7 +135,8 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
       }
       if (inFlight === null) launch("startup");
     },
-    trigger() {
+    /** A run now, or one follow-up run after the one in flight (however many triggers arrive). */
+    trigger(): TriggerResult {
       if (state === "stopped") return { accepted: false, reason: "stopping" };
       if (inFlight === null) {
         launch("trigger");
@@ -154,7 +145,8 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
       queued.add("trigger");
       return { accepted: true, coalesced: true };
     },
-    async stop() {
+    /** Stops the ticks, drops queued runs and waits for the run in flight. Idempotent. */
+    async stop(): Promise<void> {
       if (state !== "stopped") {
         state = "stopped";
         for (const t of tickers.splice(0)) t.stop();
@@ -162,7 +154,9 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
       }
       await inFlight;
     },
+    /** Whether a run is in flight. */
     running: () => inFlight !== null,
+    /** Schedule ticks skipped because a run was in flight, since creation. */
     skippedTicks: () => skipped,
   };
 }
