@@ -35,14 +35,20 @@ export class Statements {
   inserts(key: string, head: string, rows: readonly (readonly unknown[])[], tail = "", row?: string) {
     const width = rows[0]?.length ?? 0;
     if (width === 0) return [];
-    const shape = row ?? `(${Array(width).fill("?").join(", ")})`;
     const per = this.dialect.rowsPerInsert(width);
     const out: Statement[] = [];
     for (let start = 0; start < rows.length; start += per) {
-      const chunk = rows.slice(start, start + per);
-      const values = Array(chunk.length).fill(shape).join(", ");
-      const sql = this.text(`${key}:${chunk.length}`, () => `${head} VALUES ${values} ${tail}`);
-      out.push({ sql, params: chunk.flat() });
+      const end = Math.min(rows.length, start + per);
+      const sql = this.text(`${key}:${end - start}`, () => {
+        const shape = row ?? `(${Array(width).fill("?").join(", ")})`;
+        return `${head} VALUES ${Array(end - start)
+          .fill(shape)
+          .join(", ")} ${tail}`;
+      });
+      // A loop, not `flat()`: this runs for every row a mirror stores.
+      const params: unknown[] = [];
+      for (let r = start; r < end; r++) for (const v of rows[r] as readonly unknown[]) params.push(v);
+      out.push({ sql, params });
     }
     return out;
   }
