@@ -25,12 +25,8 @@ export class ApiError extends Error {
   readonly hint: string | undefined;
   constructor(
     message: string,
-    options: {
-      status?: number | undefined;
+    options: Partial<Pick<ApiError, "status" | "retryAfterMs" | "attempts" | "hint">> & {
       retryable: boolean;
-      retryAfterMs?: number | undefined;
-      attempts?: number | undefined;
-      hint?: string | undefined;
       cause?: unknown;
     },
   ) {

@@ -24,18 +24,11 @@ export interface ShutdownOptions {
   proc?: SignalProcess;
 }
 
-export interface ShutdownHandle {
-  /** Whether a signal has started the shutdown. */
-  shuttingDown(): boolean;
-  /** Removes the signal listeners (tests; or a caller that exits by itself). */
-  dispose(): void;
-}
-
 /** Exit code of a second signal: 128 + the signal's number, as shells report it. */
 const HARD_EXIT_CODES: Record<ShutdownSignal, number> = { SIGINT: 130, SIGTERM: 143 };
 
 /** Installs the SIGTERM/SIGINT handlers. */
-export function installShutdown(options: ShutdownOptions): ShutdownHandle {
+export function installShutdown(options: ShutdownOptions) {
   const { onShutdown, logger } = options;
   const proc = options.proc ?? process;
   const timeoutMs = options.timeoutMs ?? 10_000;
@@ -87,8 +80,10 @@ export function installShutdown(options: ShutdownOptions): ShutdownHandle {
   }
 
   return {
+    /** Whether a signal has started the shutdown. */
     shuttingDown: () => started,
-    dispose() {
+    /** Removes the signal listeners (tests; or a caller that exits by itself). */
+    dispose(): void {
       for (const [signal, handler] of handlers) proc.off(signal, handler);
       handlers.clear();
     },

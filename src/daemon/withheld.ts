@@ -11,18 +11,10 @@ import type { HealthStatus } from "./health.js";
 import type { RunOutcome } from "./runner.js";
 import type { RunReason } from "./scheduler.js";
 
-export interface WithheldView {
-  /** Reads the stored marks again; a failed read keeps what was known, and is logged. */
-  refresh(): Promise<void>;
-  /** `runOnce`, reading the marks again after each reconcile run. */
-  after(runOnce: (reason: RunReason) => Promise<RunOutcome>): (reason: RunReason) => Promise<RunOutcome>;
-  /** A readiness answer with `reconcileWithheld`, and a sentence in `reason` while any are withheld. */
-  annotate(status: HealthStatus): HealthStatus & { reconcileWithheld: WithheldMarks | null };
-}
-
-export function withheldView(store: Pick<SyncStore, "readProgress">, logger: Logger): WithheldView {
+export function withheldView(store: Pick<SyncStore, "readProgress">, logger: Logger) {
   let current: WithheldMarks | null = null;
-  const refresh = async () => {
+  /** Reads the stored marks again; a failed read keeps what was known, and is logged. */
+  const refresh = async (): Promise<void> => {
     try {
       current = (await store.readProgress<WithheldMarks>(WITHHELD_STREAM)).progress;
     } catch (err) {
@@ -31,12 +23,14 @@ export function withheldView(store: Pick<SyncStore, "readProgress">, logger: Log
   };
   return {
     refresh,
-    after: (runOnce) => async (reason) => {
+    /** `runOnce`, reading the marks again after each reconcile run. */
+    after: (runOnce: (reason: RunReason) => Promise<RunOutcome>) => async (reason: RunReason) => {
       const outcome = await runOnce(reason);
       if (outcome.kind === "reconcile") await refresh();
       return outcome;
     },
-    annotate(status) {
+    /** A readiness answer with `reconcileWithheld`, and a sentence in `reason` while any are withheld. */
+    annotate(status: HealthStatus): HealthStatus & { reconcileWithheld: WithheldMarks | null } {
       if (current === null) return { ...status, reconcileWithheld: null };
       const decide = "a person decides: `booking-sync reconcile --apply-missing`";
       return {

@@ -40,31 +40,18 @@ export const TRANSIENT_FAULTS: readonly FaultKind[] = ["5xx", "429", "html", "tr
 
 const FEED_ONLY: ReadonlySet<FaultKind> = new Set(["hasMoreOnEmpty", "stuckCursor"]);
 
-export interface FaultPlan {
-  /** Queues faults for the next requests to `path`, in order. */
-  inject(faults: Fault | readonly Fault[], options?: InjectOptions): void;
-  /** Empties the queue. */
-  clear(): void;
-  /** Faults still queued. */
-  pending(): number;
-  /** Sets the probability (0..1) that a request without a queued fault gets a random one, and from which kinds. */
-  setRate(rate: number, kinds?: readonly FaultKind[]): void;
-  /** The fault for the next request to `endpoint`, if any: the queue first, then the random rate. */
-  next(endpoint: Endpoint): Fault | undefined;
-}
+/** The faults due: a queue for the next matching requests, then a seeded random rate. */
+export type FaultPlan = ReturnType<typeof createFaultPlan>;
 
 /** `rate`: probability (0..1) of a random fault per request, default 0, drawn from `kinds`. */
-export function createFaultPlan(
-  seed: number,
-  rate = 0,
-  kinds: readonly FaultKind[] = TRANSIENT_FAULTS,
-): FaultPlan {
+export function createFaultPlan(seed: number, rate = 0, kinds: readonly FaultKind[] = TRANSIENT_FAULTS) {
   const queue: Array<{ fault: Fault; path: Endpoint | "any" }> = [];
   const rng = createRng(hash32(seed, 0xfa17));
   let currentRate = checkRate(rate);
   let currentKinds = [...kinds];
   return {
-    inject(faults, options = {}) {
+    /** Queues faults for the next requests to `path`, in order. */
+    inject(faults: Fault | readonly Fault[], options: InjectOptions = {}): void {
       const list: readonly Fault[] = Array.isArray(faults) ? faults : [faults as Fault];
       for (let t = 0; t < (options.times ?? 1); t++) {
         for (const fault of list) {
@@ -72,15 +59,19 @@ export function createFaultPlan(
         }
       }
     },
+    /** Empties the queue. */
     clear: () => {
       queue.length = 0;
     },
+    /** Faults still queued. */
     pending: () => queue.length,
-    setRate(newRate, newKinds) {
+    /** Sets the probability (0..1) that a request without a queued fault gets a random one, and from which kinds. */
+    setRate(newRate: number, newKinds?: readonly FaultKind[]): void {
       currentRate = checkRate(newRate);
       if (newKinds) currentKinds = [...newKinds];
     },
-    next(endpoint) {
+    /** The fault for the next request to `endpoint`, if any: the queue first, then the random rate. */
+    next(endpoint: Endpoint): Fault | undefined {
       const at = queue.findIndex((q) => q.path === "any" || q.path === endpoint);
       if (at >= 0) return queue.splice(at, 1)[0]?.fault;
       if (currentRate <= 0 || currentKinds.length === 0 || rng.next() >= currentRate) return undefined;

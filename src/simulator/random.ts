@@ -25,22 +25,12 @@ export function hash32(...parts: number[]): number {
 }
 
 /** A seeded generator with the draws booking generation needs. */
-export interface Rng {
-  /** Uniform in [0, 1). */
-  next(): number;
-  /** Uniform integer in [min, max], both inclusive. */
-  int(min: number, max: number): number;
-  /** True with probability `p`. */
-  chance(p: number): boolean;
-  /** One element of a non-empty list. */
-  pick<T>(items: readonly T[]): T;
-  /** `count` random decimal digits. */
-  digits(count: number): string;
-}
+export type Rng = ReturnType<typeof createRng>;
 
 /** mulberry32: tiny, fast and good enough to make fake bookings look varied. */
-export function createRng(seed: number): Rng {
+export function createRng(seed: number) {
   let state = seed >>> 0;
+  /** Uniform in [0, 1). */
   const next = (): number => {
     state = (state + 0x6d2b79f5) >>> 0;
     let t = state;
@@ -48,13 +38,17 @@ export function createRng(seed: number): Rng {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
   };
+  /** Uniform integer in [min, max], both inclusive. */
   const int = (min: number, max: number): number => min + Math.floor(next() * (max - min + 1));
   return {
     next,
     int,
-    chance: (p) => next() < p,
+    /** True with probability `p`. */
+    chance: (p: number) => next() < p,
+    /** One element of a non-empty list. */
     pick: <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)] as T,
-    digits: (count) => {
+    /** `count` random decimal digits. */
+    digits: (count: number) => {
       let s = "";
       for (let k = 0; k < count; k++) s += String(int(0, 9));
       return s;
