@@ -10,23 +10,12 @@ import { createHealth, fillReadiness, type Health } from "./health.js";
 import { type HttpServerHandle, startHttpServer, triggerGuard, triggerRefusal } from "./http.js";
 import type { Metrics } from "./metrics.js";
 import { createRunner, type Runner } from "./runner.js";
-import { createScheduler, type Scheduler, schedulePeriodSeconds, type Ticker } from "./scheduler.js";
-import { installShutdown, type SignalProcess } from "./shutdown.js";
+import { createScheduler, type Scheduler, schedulePeriodSeconds } from "./scheduler.js";
+import { installShutdown } from "./shutdown.js";
 import { withheldView } from "./withheld.js";
 
 /** The daemon's world: the API client, the mirror to write and the metrics (`openApp`). */
 export type DaemonApp = App<{ api: true; metrics: true }>;
-
-export interface DaemonOptions {
-  /** Consecutive runs the API must reject the token on (HTTP 401/403) before the daemon stops; default 3. */
-  maxAuthRejects?: number | undefined;
-  /** Whose SIGTERM/SIGINT stop the daemon (and who exits); default the real `process`. */
-  proc?: SignalProcess | undefined;
-  /** How long a graceful stop may take before the process exits 1, ms; default 10000. */
-  shutdownTimeoutMs?: number | undefined;
-  /** Source of schedule ticks; default node-cron. */
-  ticker?: Ticker | undefined;
-}
 
 export interface Daemon {
   /** Base URL of the HTTP endpoint, e.g. "http://127.0.0.1:8080"; undefined when HTTP_PORT=0. */
@@ -55,24 +44,15 @@ interface Parts {
  * Starts the daemon on `app`, syncing at once and then on schedule; rejects on an unbindable port.
  * It takes the writer lease run by run, and closes `app` when it stops.
  */
-export async function startDaemon(
-  app: DaemonApp,
-  config: Config,
-  options: DaemonOptions = {},
-): Promise<Daemon> {
+export async function startDaemon(app: DaemonApp, config: Config): Promise<Daemon> {
   // The runner reports a fatal error before the stop sequence exists; `launch` fills this in.
   const fatal: FatalHook = { stop: () => undefined };
-  const parts = await assemble(config, app, options, (error) => fatal.stop(error));
-  return launch(parts, options, fatal);
+  const parts = await assemble(config, app, (error) => fatal.stop(error));
+  return launch(parts, fatal);
 }
 
 /** Builds everything that does not run yet: readiness, runner, scheduler, the HTTP endpoint. */
-async function assemble(
-  config: Config,
-  app: DaemonApp,
-  options: DaemonOptions,
-  onFatal: (error: Error) => void,
-): Promise<Parts> {
+async function assemble(config: Config, app: DaemonApp, onFatal: (error: Error) => void): Promise<Parts> {
   const { metrics } = app;
   const readyMaxAgeSeconds = config.readyMaxAgeSeconds ?? 3 * schedulePeriodSeconds(config.schedule);
   const health = createHealth({ readyMaxAgeSeconds });
@@ -90,7 +70,8 @@ async function assemble(
     },
     reconcilePageSize: config.pageSize,
     reconcileMaxMissingPercent: config.reconcileMaxMissingPercent,
-    maxAuthRejects: options.maxAuthRejects ?? 3,
+    // A token the API rejected on three runs in a row will not work on the fourth.
+    maxAuthRejects: 3,
     onFatal,
     retry: () => scheduler.trigger(),
   });
@@ -102,7 +83,6 @@ async function assemble(
     runOnce: withheld.after(runner.runOnce),
     logger: app.logger,
     onSkip: () => metrics.recordSkippedTick(),
-    ticker: options.ticker,
   });
   const http =
     config.httpPort === 0
@@ -128,7 +108,7 @@ async function assemble(
 }
 
 /** Wires the stop sequence to signals and to fatal errors, then starts the schedule. */
-function launch(parts: Parts, options: DaemonOptions, fatal: FatalHook): Daemon {
+function launch(parts: Parts, fatal: FatalHook): Daemon {
   const { app, scheduler, http } = parts;
   let settle: { resolve: () => void; reject: (err: Error) => void } | undefined;
   const finished = new Promise<void>((resolve, reject) => {
@@ -158,8 +138,6 @@ function launch(parts: Parts, options: DaemonOptions, fatal: FatalHook): Daemon 
   const shutdown = installShutdown({
     onShutdown: (signal) => stop(`received ${signal}`),
     logger: app.logger,
-    timeoutMs: options.shutdownTimeoutMs,
-    proc: options.proc,
   });
   logStart(parts);
   scheduler.start();
