@@ -4,12 +4,6 @@
  * CR overwrites the line, U+009B is CSI on its own); printed as text they act instead of showing.
  */
 
-/** Options of `printable`. */
-export interface PrintableOptions {
-  /** Keep LF as a line break (a multi-line field such as a stack); default false: shown as `\n`. */
-  keepNewlines?: boolean | undefined;
-}
-
 /** The escapes people know; every other control is shown as `\uXXXX`. */
 const SHORT: Readonly<Record<string, string>> = { "\n": "\\n", "\r": "\\r", "\t": "\\t" };
 
@@ -17,8 +11,9 @@ const SHORT: Readonly<Record<string, string>> = { "\n": "\\n", "\r": "\\r", "\t"
  * `text` with every C0 control (U+0000-U+001F: ESC, BEL, CR, LF and TAB too), DEL, C1 control
  * (U+0080-U+009F) and lone surrogate (which UTF-8 cannot carry) shown as a visible escape such as
  * `\u001b`, `\r` or `\u009b`; everything else as it was. Idempotent: its output has no controls.
+ * `keepNewlines` keeps LF as a line break (a multi-line field such as a stack).
  */
-export function printable(text: string, options: PrintableOptions = {}): string {
+export function printable(text: string, options: { keepNewlines?: boolean | undefined } = {}): string {
   if (!hasUnsafe(text)) return text;
   let out = "";
   for (const char of text) out += visible(char, options.keepNewlines === true);

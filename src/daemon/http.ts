@@ -40,14 +40,8 @@ export interface HttpServerOptions {
   logger: Logger;
 }
 
-export interface HttpServerHandle {
-  /** Base URL, e.g. "http://127.0.0.1:8080". */
-  url: string;
-  /** The bound port (the OS's pick when 0 was asked). */
-  port: number;
-  /** Stops accepting, closes idle keep-alive connections, resolves when the last request ended. */
-  close(): Promise<void>;
-}
+/** A listening endpoint. */
+export type HttpServerHandle = Awaited<ReturnType<typeof startHttpServer>>;
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
 
@@ -66,7 +60,7 @@ export function triggerRefusal(host: string): string {
 }
 
 /** Starts listening; rejects (with the address in the message) when the port cannot be bound. */
-export async function startHttpServer(options: HttpServerOptions): Promise<HttpServerHandle> {
+export async function startHttpServer(options: HttpServerOptions) {
   const routes = buildRoutes(options);
   const server = createServer((req, res) => {
     const started = Date.now();
@@ -88,9 +82,12 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
   const host = options.host.includes(":") ? `[${options.host}]` : options.host;
   let closing: Promise<void> | undefined;
   return {
+    /** Base URL, e.g. "http://127.0.0.1:8080". */
     url: `http://${host}:${port}`,
+    /** The bound port (the OS's pick when 0 was asked). */
     port,
-    close() {
+    /** Stops accepting, closes idle keep-alive connections, resolves when the last request ended. */
+    close(): Promise<void> {
       closing ??= new Promise<void>((resolve, reject) => {
         server.close((err) => (err ? reject(err) : resolve()));
         closeIdle();

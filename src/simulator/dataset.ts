@@ -99,11 +99,6 @@ export class Dataset {
     return i >= 0 && i < this.#size && !this.#hidden.has(i) && !this.#removed.has(i);
   }
 
-  /** Update count of booking i (0 when never updated). */
-  version(i: number): number {
-    return this.#updates.get(i)?.version ?? 0;
-  }
-
   /** Booking i, full view, at its current version (whether visible or not). */
   full(i: number): SimFullBooking {
     const stamp = this.#stamp(i);
@@ -168,7 +163,7 @@ export class Dataset {
   /** Bumps booking i's version; its updatedAt becomes now. Returns the new version. */
   update(i: number): number {
     this.#checkIndex(i);
-    const version = this.version(i) + 1;
+    const version = (this.#updates.get(i)?.version ?? 0) + 1;
     this.#updates.set(i, { version, updatedAtMs: Math.max(this.#now(), this.createdAtMs(i)) });
     return version;
   }
