@@ -1,42 +1,63 @@
 /**
  * The dictionary's booking data: `bookings`, its packages, items and change history, and the state
  * labels. "Summary view" is Fetch Recent Bookings' `data.bookings[]` (contract 2.6), "full view" is
- * List Bookings' `data[]` (contract 2.2).
+ * List Bookings' `data[]` (contract 2.2). Names, columns and their order are `tables.ts`'s: an entry
+ * only says what each column means, keyed as the code names it.
  */
+import { getTableColumns, getTableName, type Table } from "drizzle-orm";
 import { TRACKED_COLUMNS } from "./changes.js";
+import type { ColumnEntry, RelationEntry } from "./dictionary.js";
 import { LABEL_KINDS } from "./labels.js";
+import * as schema from "./schema.js";
+
+/**
+ * `table`'s entry under its name, its columns named and ordered as the database has them; a column
+ * `tables.ts` adds and `entry` does not describe fails the typecheck.
+ */
+export function described<T extends Table>(
+  table: T,
+  entry: { description: string; internal?: boolean; columns: Record<keyof T["$inferSelect"], ColumnEntry> },
+): [string, RelationEntry] {
+  const meanings: Record<string, ColumnEntry> = entry.columns;
+  const columns = Object.entries(getTableColumns(table)).map(([key, c]) => [c.name, meanings[key]]);
+  const { description, internal = false } = entry;
+  return [getTableName(table), { description, internal, columns: Object.fromEntries(columns) }];
+}
+
+/** A value the sync worker sets itself. */
+export const worker = (meaning: string): ColumnEntry => ({ meaning, source: "Worker" });
 
 const BOTH = "(summary and full views)";
 const FULL = "(full view)";
 const PERSONAL = "Personal data: hashed or NULL under `SYNC_PERSONAL_DATA=hash` or `drop`.";
 const UTC = "UTC ISO 8601 text with milliseconds";
 const UNIT_NOT_STATED = "unit not stated by the contract";
-const PACKAGE = "`packages.packages[]";
-const ITEM = "`packages.packages[].items[]";
+const LABELS_IMPORT = "`booking-sync labels import FILE.json`";
 
 const both = (field: string) => `\`${field}\` ${BOTH}`;
 const full = (field: string) => `\`${field}\` ${FULL}`;
+const inPackage = (field: string) => full(`packages.packages[].${field}`);
+const inItem = (field: string) => inPackage(`items[].${field}`);
 const state = (what: string) =>
   `${what} code; the contract does not define the codes: their meanings are in \`state_labels\`.`;
-const bookings = {
+const bookings = described(schema.bookings, {
   description:
     "One row per booking the worker has read: the summary columns from the feed (or the list), the detail " +
     "columns once the full record is fetched. Rows are never deleted: a booking the source stops serving " +
     "gets `missing_since`. Analysts start from `bookings_v`.",
-  internal: false,
   columns: {
     id: { meaning: "The booking's unique identifier.", source: both("_id") },
-    search_id: { meaning: "Short identifier for quick lookup.", source: both("searchId") },
-    source_platform: { meaning: "Platform where the booking originated.", source: both("sourcePlatform") },
-    booking_type: {
+    searchId: { meaning: "Short identifier for quick lookup.", source: both("searchId") },
+    sourcePlatform: { meaning: "Platform where the booking originated.", source: both("sourcePlatform") },
+    bookingType: {
       meaning: "`IN` (international) or `LC` (local); NULL until known.",
       source: `${full("type")}, or the \`bookingType\` of a type-scoped feed stream (\`feed:IN\`, \`feed:LC\`)`,
     },
-    created_at: {
+    createdAt: {
       meaning: `When the booking was created, ${UTC}: the order the walks follow. NULL when the source never served a real one (see \`summary_problems\`, \`detail_problems\`); a later read without one keeps it.`,
       source: `${both("createdAt")}, converted to UTC`,
     },
-    booking_date: {
+    bookingDate: {
       meaning: `When the booking was made, ${UTC} when readable, else as received.`,
       source: both("bookingDate"),
     },
@@ -44,245 +65,220 @@ const bookings = {
       meaning: "Whether payment is complete: 1 paid, 0 unpaid, NULL not stated.",
       source: both("paid"),
     },
-    booking_state: { meaning: state("Booking state"), source: both("bookingState") },
-    order_state: { meaning: state("Order state"), source: both("orderState") },
-    total_amount: { meaning: "Total including VAT and fees, NGN.", source: both("totalAmount") },
+    bookingState: { meaning: state("Booking state"), source: both("bookingState") },
+    orderState: { meaning: state("Order state"), source: both("orderState") },
+    totalAmount: { meaning: "Total including VAT and fees, NGN.", source: both("totalAmount") },
     weight: { meaning: `Total weight of all packages (${UNIT_NOT_STATED}).`, source: both("weight") },
-    number_of_packages: { meaning: "Number of packages.", source: both("numberOfPackages") },
-    sender_name: { meaning: `The sender's name. ${PERSONAL}`, source: both("sender.contact.name") },
-    sender_phone: { meaning: `The sender's phone number. ${PERSONAL}`, source: both("sender.contact.phone") },
-    sender_email: {
+    numberOfPackages: { meaning: "Number of packages.", source: both("numberOfPackages") },
+    senderName: { meaning: `The sender's name. ${PERSONAL}`, source: both("sender.contact.name") },
+    senderPhone: { meaning: `The sender's phone number. ${PERSONAL}`, source: both("sender.contact.phone") },
+    senderEmail: {
       meaning: `The sender's email address. ${PERSONAL}`,
       source: `${full("sender.contact.email")}; the summary's sender has none, so a feed update keeps it`,
     },
-    sender_city: { meaning: "The sender's city.", source: both("sender.addressDetails.city") },
-    sender_country: { meaning: "The sender's country.", source: both("sender.addressDetails.country") },
-    sender_country_code: {
+    senderCity: { meaning: "The sender's city.", source: both("sender.addressDetails.city") },
+    senderCountry: { meaning: "The sender's country.", source: both("sender.addressDetails.country") },
+    senderCountryCode: {
       meaning: "The sender's country code.",
       source: both("sender.addressDetails.countryCode"),
     },
-    receiver_name: { meaning: `The receiver's name. ${PERSONAL}`, source: both("receiver.contact.name") },
-    receiver_phone: {
+    receiverName: { meaning: `The receiver's name. ${PERSONAL}`, source: both("receiver.contact.name") },
+    receiverPhone: {
       meaning: `The receiver's phone number. ${PERSONAL}`,
       source: both("receiver.contact.phone"),
     },
-    receiver_email: {
+    receiverEmail: {
       meaning: `The receiver's email address. ${PERSONAL}`,
       source: both("receiver.contact.email"),
     },
-    receiver_city: { meaning: "The receiver's city.", source: both("receiver.addressDetails.city") },
-    receiver_country: { meaning: "The receiver's country.", source: both("receiver.addressDetails.country") },
-    receiver_country_code: {
+    receiverCity: { meaning: "The receiver's city.", source: both("receiver.addressDetails.city") },
+    receiverCountry: { meaning: "The receiver's country.", source: both("receiver.addressDetails.country") },
+    receiverCountryCode: {
       meaning: "The receiver's country code.",
       source: both("receiver.addressDetails.countryCode"),
     },
-    summary_json: {
+    summaryJson: {
       meaning:
         "The feed's record, every field kept, as `JSON.stringify` writes it; NULL until the feed serves the booking.",
       source: "The whole summary-view record",
     },
-    first_seen_at: {
-      meaning: `When the worker first stored the booking (the page's read time), ${UTC}.`,
-      source: "Worker",
-    },
-    summary_synced_at: {
-      meaning: `When the summary columns last changed, or the row was created, ${UTC}.`,
-      source: "Worker",
-    },
-    detail_json: {
+    firstSeenAt: worker(`When the worker first stored the booking (the page's read time), ${UTC}.`),
+    summarySyncedAt: worker(`When the summary columns last changed, or the row was created, ${UTC}.`),
+    detailJson: {
       meaning:
         "The list's full record, every field kept, as `JSON.stringify` writes it; NULL until details are fetched.",
       source: "The whole full-view record",
     },
-    detail_synced_at: {
-      meaning: `When the details were last stored or confirmed current, ${UTC}; NULL until fetched.`,
-      source: "Worker",
-    },
-    remote_updated_at: {
+    detailSyncedAt: worker(
+      `When the details were last stored or confirmed current, ${UTC}; NULL until fetched.`,
+    ),
+    remoteUpdatedAt: {
       meaning: `When the source last updated the booking, ${UTC}: an older copy never overwrites a newer one.`,
       source: full("updatedAt"),
     },
-    sub_total: { meaning: "Subtotal before taxes, NGN.", source: full("subTotal") },
-    booking_vat: { meaning: "VAT, NGN.", source: full("bookingVat") },
-    insurance_type: { meaning: "Insurance type.", source: full("bookingInsurance.type") },
-    insurance_fee: { meaning: "Insurance fee, NGN.", source: full("bookingInsurance.fee") },
-    insured_value: { meaning: "Insured value, NGN.", source: full("insuredValue") },
-    package_insurance: { meaning: "Insurance code.", source: full("packageInsurance") },
-    fuel_surcharge_amount: {
+    subTotal: { meaning: "Subtotal before taxes, NGN.", source: full("subTotal") },
+    bookingVat: { meaning: "VAT, NGN.", source: full("bookingVat") },
+    insuranceType: { meaning: "Insurance type.", source: full("bookingInsurance.type") },
+    insuranceFee: { meaning: "Insurance fee, NGN.", source: full("bookingInsurance.fee") },
+    insuredValue: { meaning: "Insured value, NGN.", source: full("insuredValue") },
+    packageInsurance: { meaning: "Insurance code.", source: full("packageInsurance") },
+    fuelSurchargeAmount: {
       meaning: "Fuel surcharge, NGN.",
       source: full("extraCharges.fuelSurcharge.amount"),
     },
-    packaging_fee_amount: {
+    packagingFeeAmount: {
       meaning: "Packaging fee, NGN.",
       source: full("extraCharges.packagingFee.amount"),
     },
-    delivery_type: { meaning: "`DROP_OFF` or `SIGNATURE_REQUIRED`.", source: full("deliveryType") },
-    delivery_mode: { meaning: "`DOOR_STEP` or `PICKUP`.", source: full("deliveryMode") },
-    service_type: { meaning: "Service type, e.g. `AIR_EXPORT`.", source: full("serviceType") },
+    deliveryType: { meaning: "`DROP_OFF` or `SIGNATURE_REQUIRED`.", source: full("deliveryType") },
+    deliveryMode: { meaning: "`DOOR_STEP` or `PICKUP`.", source: full("deliveryMode") },
+    serviceType: { meaning: "Service type, e.g. `AIR_EXPORT`.", source: full("serviceType") },
     carrier: { meaning: "Carrier code.", source: full("carrier") },
-    shipment_rate: { meaning: "Rate code.", source: full("shipmentRate") },
-    branch_name: { meaning: "Branch handling the booking.", source: full("branchName") },
-    served_by: { meaning: "The partner's staff member who handled the booking.", source: full("servedBy") },
-    collection_type: {
+    shipmentRate: { meaning: "Rate code.", source: full("shipmentRate") },
+    branchName: { meaning: "Branch handling the booking.", source: full("branchName") },
+    servedBy: { meaning: "The partner's staff member who handled the booking.", source: full("servedBy") },
+    collectionType: {
       meaning: "How the shipment is collected, e.g. `PICKUP`.",
       source: full("collectionMode.collectionType"),
     },
-    pickup_date: {
+    pickupDate: {
       meaning: `Pickup date, ${UTC} when readable, else as received.`,
       source: full("collectionMode.pickupDetails.pickupDate"),
     },
-    pickup_time_from: {
+    pickupTimeFrom: {
       meaning: "Start of the pickup window: a clock time with AM/PM, as received, no zone.",
       source: full("collectionMode.pickupDetails.pickupTimeRange.from"),
     },
-    pickup_time_to: {
+    pickupTimeTo: {
       meaning: "End of the pickup window: a clock time with AM/PM, as received, no zone.",
       source: full("collectionMode.pickupDetails.pickupTimeRange.to"),
     },
-    promo_code: { meaning: "Promotion code; may be empty.", source: full("promoCode") },
-    customer_acceptance_state: {
+    promoCode: { meaning: "Promotion code; may be empty.", source: full("promoCode") },
+    customerAcceptanceState: {
       meaning: state("Customer acceptance state"),
       source: full("customerAcceptanceState"),
     },
-    source_name: { meaning: "Name of the source organisation.", source: full("source.name") },
-    source_branch: { meaning: "Branch of the source organisation.", source: full("source.branch") },
-    listed_by_run: {
-      meaning: "The last run (`sync_runs.id`) whose list-bookings pass served the booking.",
-      source: "Worker",
-    },
-    missing_since: {
+    sourceName: { meaning: "Name of the source organisation.", source: full("source.name") },
+    sourceBranch: { meaning: "Branch of the source organisation.", source: full("source.branch") },
+    listedByRun: worker("The last run (`sync_runs.id`) whose list-bookings pass served the booking."),
+    missingSince: {
       meaning: `When \`reconcile\` found the source no longer serves the booking, ${UTC}; NULL while served, cleared if it returns.`,
       source: "Worker (`reconcile`)",
     },
-    summary_problems: {
+    summaryProblems: {
       meaning:
         "What was wrong with the feed's record, `; `-separated, one `path: problem` each (a field that failed its " +
         "check and is NULL in its column, a value over 64 KiB or a record over 1 MiB kept as a marker in " +
         "`summary_json`, a `createdAt` that is no real time); NULL when nothing was.",
       source: "Worker, from the summary-view record",
     },
-    detail_problems: {
+    detailProblems: {
       meaning: "As `summary_problems`, for the list's full record; NULL when nothing was.",
       source: "Worker, from the full-view record",
     },
   },
-};
+});
 
-const bookingPackages = {
+const bookingPackages = described(schema.bookingPackages, {
   description:
     "One row per package of a booking with details, replaced whenever the booking's details change.",
-  internal: false,
   columns: {
-    booking_id: { meaning: "The booking (`bookings.id`).", source: full("_id") },
-    position: { meaning: "0-based position of the package in `packages.packages`.", source: "Worker" },
-    package_id: { meaning: "The package's identifier.", source: `${PACKAGE}._id\` ${FULL}` },
-    actual_weight: {
+    bookingId: { meaning: "The booking (`bookings.id`).", source: full("_id") },
+    position: worker("0-based position of the package in `packages.packages`."),
+    packageId: { meaning: "The package's identifier.", source: inPackage("_id") },
+    actualWeight: {
       meaning: `Actual weight (${UNIT_NOT_STATED}).`,
-      source: `${PACKAGE}.actualWeight\` ${FULL}`,
+      source: inPackage("actualWeight"),
     },
     length: {
       meaning: `Length (${UNIT_NOT_STATED}).`,
-      source: `${PACKAGE}.packageDimension.length\` ${FULL}`,
+      source: inPackage("packageDimension.length"),
     },
-    width: { meaning: `Width (${UNIT_NOT_STATED}).`, source: `${PACKAGE}.packageDimension.width\` ${FULL}` },
+    width: { meaning: `Width (${UNIT_NOT_STATED}).`, source: inPackage("packageDimension.width") },
     height: {
       meaning: `Height (${UNIT_NOT_STATED}).`,
-      source: `${PACKAGE}.packageDimension.height\` ${FULL}`,
+      source: inPackage("packageDimension.height"),
     },
-    dimension_weight: {
+    dimensionWeight: {
       meaning: `Weight of the package's dimension (${UNIT_NOT_STATED}).`,
-      source: `${PACKAGE}.packageDimension.weight\` ${FULL}`,
+      source: inPackage("packageDimension.weight"),
     },
-    dimension_price: {
+    dimensionPrice: {
       meaning: "Price of the package's dimension, NGN.",
-      source: `${PACKAGE}.packageDimension.price\` ${FULL}`,
+      source: inPackage("packageDimension.price"),
     },
-    predefined_dimension: {
+    predefinedDimension: {
       meaning: "Identifier of a predefined dimension.",
-      source: `${PACKAGE}.predefinedDimension\` ${FULL}`,
+      source: inPackage("predefinedDimension"),
     },
     multiple: {
       meaning: "As received; the contract does not say what it counts.",
-      source: `${PACKAGE}.multiple\` ${FULL}`,
+      source: inPackage("multiple"),
     },
   },
-};
+});
 
-const bookingItems = {
+const bookingItems = described(schema.bookingItems, {
   description:
     "One row per item of each package, replaced whenever the booking's details change; only bookings with " +
     "details have items. The contract's top-level `packages.items` is kept in `detail_json` only.",
-  internal: false,
   columns: {
-    booking_id: { meaning: "The booking (`bookings.id`).", source: full("_id") },
-    package_position: {
-      meaning: "0-based position of the item's package in `packages.packages`.",
-      source: "Worker",
-    },
-    position: { meaning: "0-based position of the item in its package's `items`.", source: "Worker" },
-    item_id: {
+    bookingId: { meaning: "The booking (`bookings.id`).", source: full("_id") },
+    packagePosition: worker("0-based position of the item's package in `packages.packages`."),
+    position: worker("0-based position of the item in its package's `items`."),
+    itemId: {
       meaning: "The item's identifier.",
-      source: `${ITEM}._id\`, or \`id\` when \`_id\` is absent ${FULL}`,
+      source: `\`packages.packages[].items[]._id\`, or \`id\` when \`_id\` is absent ${FULL}`,
     },
-    name: { meaning: "The item's name, free text.", source: `${ITEM}.name\` ${FULL}` },
-    hs_code: { meaning: "Harmonized System code, as declared.", source: `${ITEM}.hsCode\` ${FULL}` },
-    quantity: { meaning: "Quantity.", source: `${ITEM}.quantity\` ${FULL}` },
-    price: { meaning: "Declared price of one unit, NGN.", source: `${ITEM}.price\` ${FULL}` },
-    exclude_packing_list: {
+    name: { meaning: "The item's name, free text.", source: inItem("name") },
+    hsCode: { meaning: "Harmonized System code, as declared.", source: inItem("hsCode") },
+    quantity: { meaning: "Quantity.", source: inItem("quantity") },
+    price: { meaning: "Declared price of one unit, NGN.", source: inItem("price") },
+    excludePackingList: {
       meaning: "1 when the item is left off the packing list, 0 otherwise.",
-      source: `${ITEM}.excludePackingList\` ${FULL}`,
+      source: inItem("excludePackingList"),
     },
   },
-};
+});
 
-const bookingChanges = {
+const bookingChanges = described(schema.bookingChanges, {
   description:
     "Every change the worker observed in a stored booking's tracked columns. First sight is not a change, " +
     "nor is a re-read of the same values; a booking changes here only when a walk reads it again.",
-  internal: false,
   columns: {
-    id: { meaning: "Row id, in the order the changes were recorded.", source: "Worker" },
-    booking_id: { meaning: "The booking (`bookings.id`).", source: "Worker" },
-    field: {
-      meaning: `The \`bookings\` column that changed: ${TRACKED_COLUMNS.map((c) => `\`${c}\``).join(", ")}.`,
-      source: "Worker",
-    },
-    old_value: {
-      meaning: "The value before, as text as `bookings` stored it (flags 0/1); NULL when absent.",
-      source: "Worker",
-    },
-    new_value: {
-      meaning: "The value after, as text as `bookings` stores it (flags 0/1); NULL when absent.",
-      source: "Worker",
-    },
-    observed_at: {
-      meaning: `When the worker read the new value (the page's read time), ${UTC}; not when the source changed it.`,
-      source: "Worker",
-    },
-    run_id: { meaning: "The run that saw it (`sync_runs.id`), when known.", source: "Worker" },
+    id: worker("Row id, in the order the changes were recorded."),
+    bookingId: worker("The booking (`bookings.id`)."),
+    field: worker(
+      `The \`bookings\` column that changed: ${TRACKED_COLUMNS.map((c) => `\`${c}\``).join(", ")}.`,
+    ),
+    oldValue: worker("The value before, as text as `bookings` stored it (flags 0/1); NULL when absent."),
+    newValue: worker("The value after, as text as `bookings` stores it (flags 0/1); NULL when absent."),
+    observedAt: worker(
+      `When the worker read the new value (the page's read time), ${UTC}; not when the source changed it.`,
+    ),
+    runId: worker("The run that saw it (`sync_runs.id`), when known."),
   },
-};
+});
 
-const stateLabels = {
+const stateLabels = described(schema.stateLabels, {
   description:
     "What the source's state codes mean; the contract does not say. A view shows `state <code>` for a " +
     "code without a label.",
-  internal: false,
   columns: {
     kind: {
       meaning: `Which code: ${LABEL_KINDS.map((k) => `\`${k}\``).join(", ")}.`,
-      source: "`booking-sync labels import FILE.json`",
+      source: LABELS_IMPORT,
     },
-    code: { meaning: "The state code.", source: "`booking-sync labels import FILE.json`" },
-    label: { meaning: "What the code means.", source: "`booking-sync labels import FILE.json`" },
+    code: { meaning: "The state code.", source: LABELS_IMPORT },
+    label: { meaning: "What the code means.", source: LABELS_IMPORT },
   },
-};
+});
 
 /** The booking data, in the order docs/schema.md lists it. */
-export const BOOKING_TABLES = {
+export const BOOKING_TABLES: Record<string, RelationEntry> = Object.fromEntries([
   bookings,
-  booking_packages: bookingPackages,
-  booking_items: bookingItems,
-  booking_changes: bookingChanges,
-  state_labels: stateLabels,
-};
+  bookingPackages,
+  bookingItems,
+  bookingChanges,
+  stateLabels,
+]);

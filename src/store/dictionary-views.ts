@@ -2,26 +2,31 @@
  * The dictionary's views (drizzle/0003_views.sql). A column passed through from a table shares that
  * column's entry, so the two cannot say different things.
  */
+import { type Column, getTableColumns, getTableName, type Table } from "drizzle-orm";
+import type { ColumnEntry, RelationEntry } from "./dictionary.js";
 import { OPERATIONAL_TABLES } from "./dictionary-operations.js";
 import { BOOKING_TABLES } from "./dictionary-tables.js";
+import * as schema from "./schema.js";
 
-interface Entry {
-  meaning: string;
-  source: string;
+const TABLES = { ...BOOKING_TABLES, ...OPERATIONAL_TABLES };
+type Key<T extends Table> = keyof T["$inferSelect"] & string;
+const columnName = (table: Table, key: string) =>
+  (getTableColumns(table) as Record<string, Column>)[key]?.name ?? key;
+
+/** The entry of `table`'s column `key`, its source naming the column it passes through. */
+function via<T extends Table>(table: T, key: Key<T>): ColumnEntry {
+  const [name, column] = [getTableName(table), columnName(table, key)];
+  const { meaning, source } = (TABLES[name] as RelationEntry).columns[column] as ColumnEntry;
+  return { meaning, source: `${source}, via \`${name}.${column}\`` };
 }
 
-/** The entry of `table.column`, its source naming the column it passes through. */
-function via<T extends Record<string, Entry>>(table: string, columns: T, column: keyof T & string): Entry {
-  const { meaning, source } = columns[column] as Entry;
-  return { meaning, source: `${source}, via \`${table}.${column}\`` };
-}
+/** `table`'s columns `keys` as a view passes them through, each under its own name. */
+const pass = <T extends Table>(table: T, ...keys: Key<T>[]) =>
+  Object.fromEntries(keys.map((key) => [columnName(table, key), via(table, key)]));
 
-const B = BOOKING_TABLES.bookings.columns;
-const bookings = (column: keyof typeof B) => via("bookings", B, column);
-const I = BOOKING_TABLES.booking_items.columns;
-const items = (column: keyof typeof I) => via("booking_items", I, column);
-const R = OPERATIONAL_TABLES.sync_runs.columns;
-const runs = (column: keyof typeof R) => via("sync_runs", R, column);
+const B = schema.bookings;
+const I = schema.bookingItems;
+const R = schema.syncRuns;
 
 const LAGOS_DAY = {
   meaning:
@@ -39,46 +44,27 @@ const bookingsView = {
     "labels beside the codes, amounts, and `has_details`. Start here.",
   internal: false,
   columns: {
-    booking_id: bookings("id"),
-    search_id: bookings("search_id"),
-    source_platform: bookings("source_platform"),
-    booking_type: bookings("booking_type"),
-    created_at: bookings("created_at"),
+    booking_id: via(B, "id"),
+    ...pass(B, "searchId", "sourcePlatform", "bookingType", "createdAt"),
     lagos_day: LAGOS_DAY,
-    booking_date: bookings("booking_date"),
-    paid: bookings("paid"),
+    ...pass(B, "bookingDate", "paid"),
     paid_label: { meaning: "`paid`, `unpaid`, or NULL when not stated.", source: "Derived from `paid`" },
-    booking_state: bookings("booking_state"),
+    ...pass(B, "bookingState"),
     booking_state_label: label("booking_state"),
-    order_state: bookings("order_state"),
+    ...pass(B, "orderState"),
     order_state_label: label("order_state"),
-    customer_acceptance_state: bookings("customer_acceptance_state"),
+    ...pass(B, "customerAcceptanceState"),
     customer_acceptance_state_label: label("customer_acceptance_state"),
-    total_amount: bookings("total_amount"),
-    sub_total: bookings("sub_total"),
-    vat: bookings("booking_vat"),
-    insurance_fee: bookings("insurance_fee"),
-    fuel_surcharge_amount: bookings("fuel_surcharge_amount"),
-    packaging_fee_amount: bookings("packaging_fee_amount"),
-    weight: bookings("weight"),
-    number_of_packages: bookings("number_of_packages"),
-    carrier: bookings("carrier"),
-    service_type: bookings("service_type"),
-    delivery_type: bookings("delivery_type"),
-    delivery_mode: bookings("delivery_mode"),
-    shipment_rate: bookings("shipment_rate"),
-    branch_name: bookings("branch_name"),
-    sender_city: bookings("sender_city"),
-    sender_country_code: bookings("sender_country_code"),
-    receiver_city: bookings("receiver_city"),
-    receiver_country_code: bookings("receiver_country_code"),
+    ...pass(B, "totalAmount", "subTotal"),
+    vat: via(B, "bookingVat"),
+    ...pass(B, "insuranceFee", "fuelSurchargeAmount", "packagingFeeAmount", "weight", "numberOfPackages"),
+    ...pass(B, "carrier", "serviceType", "deliveryType", "deliveryMode", "shipmentRate", "branchName"),
+    ...pass(B, "senderCity", "senderCountryCode", "receiverCity", "receiverCountryCode"),
     has_details: {
       meaning: "1 when the full record has been fetched (detail columns, packages and items filled), else 0.",
       source: "Derived as `detail_synced_at IS NOT NULL`",
     },
-    first_seen_at: bookings("first_seen_at"),
-    summary_synced_at: bookings("summary_synced_at"),
-    detail_synced_at: bookings("detail_synced_at"),
+    ...pass(B, "firstSeenAt", "summarySyncedAt", "detailSyncedAt"),
     problems: {
       meaning:
         "What was wrong with the booking as the source served it (`summary_problems`, then `detail_problems`); " +
@@ -95,8 +81,7 @@ const dailyBookings = {
   internal: false,
   columns: {
     day: LAGOS_DAY,
-    source_platform: bookings("source_platform"),
-    booking_type: bookings("booking_type"),
+    ...pass(B, "sourcePlatform", "bookingType"),
     bookings: { meaning: "Bookings created that day.", source: "Derived as `count(*)`" },
     paid_bookings: { meaning: "Of those, the ones with `paid` = 1.", source: "Derived from `paid`" },
     total_amount: {
@@ -117,26 +102,21 @@ const itemsView = {
     "were fetched. `line_value` is the declared value, not revenue.",
   internal: false,
   columns: {
-    booking_id: items("booking_id"),
-    created_at: bookings("created_at"),
+    ...pass(I, "bookingId"),
+    ...pass(B, "createdAt"),
     lagos_day: LAGOS_DAY,
-    source_platform: bookings("source_platform"),
-    booking_type: bookings("booking_type"),
-    package_position: items("package_position"),
-    package_id: via("booking_packages", BOOKING_TABLES.booking_packages.columns, "package_id"),
-    item_position: items("position"),
-    item_id: items("item_id"),
-    name: items("name"),
-    hs_code: items("hs_code"),
-    quantity: items("quantity"),
-    price: items("price"),
+    ...pass(B, "sourcePlatform", "bookingType"),
+    ...pass(I, "packagePosition"),
+    package_id: via(schema.bookingPackages, "packageId"),
+    item_position: via(I, "position"),
+    ...pass(I, "itemId", "name", "hsCode", "quantity", "price"),
     line_value: {
       meaning:
         "Declared value of the line, `quantity` × `price`, NGN: what the goods are declared to be worth, not " +
         "what the booking earned.",
       source: "Derived as `quantity * price`",
     },
-    exclude_packing_list: items("exclude_packing_list"),
+    ...pass(I, "excludePackingList"),
   },
 };
 
@@ -146,16 +126,15 @@ const syncHealth = {
     "and its age, the drift of the last drift check, and the rejects.",
   internal: false,
   columns: {
-    kind: runs("kind"),
-    stream: runs("stream"),
+    ...pass(R, "kind", "stream"),
     last_run_id: {
       meaning: "The latest run of this kind and stream (`sync_runs.id`).",
       source: "`sync_runs.id`",
     },
-    last_status: runs("status"),
-    last_started_at: runs("started_at"),
-    last_finished_at: runs("finished_at"),
-    last_error: runs("error"),
+    last_status: via(R, "status"),
+    last_started_at: via(R, "startedAt"),
+    last_finished_at: via(R, "finishedAt"),
+    last_error: via(R, "error"),
     last_success_at: {
       meaning:
         "When the last successful run of this kind and stream finished, UTC ISO 8601 text; NULL if none.",
