@@ -211,12 +211,7 @@ export function fullBooking(seed: number, i: number, version = 0, times?: Bookin
 /** A generated booking in the full view. */
 export type SimFullBooking = ReturnType<typeof fullBooking>;
 
-/** A short, unique lookup code such as "SB1K9Z2QX", a bijection of i within a seed. */
-export function searchIdOf(seed: number, i: number): string {
-  return searchIdFrom(objectId(seed, i, ID_KIND.booking));
-}
-
-/** The search id of the booking whose `_id` is `id`: its index-unique last 8 hex digits. */
+/** The lookup code of the booking whose `_id` is `id`, such as "SB1K9Z2QX": its index-unique last 8 hex digits. */
 function searchIdFrom(id: string): string {
   return `SB${id.slice(16).toUpperCase()}`;
 }

@@ -14,7 +14,7 @@ import {
 import { API_BASE, type Behaviour, type Context, handle, type RequestEvent } from "./handler.js";
 import { errorEnvelope, sendJson } from "./responses.js";
 
-export { API_BASE, type Behaviour, type RequestEvent } from "./handler.js";
+export type { Behaviour } from "./handler.js";
 
 export interface SimulatorOptions extends DatasetOptions, Partial<Behaviour> {
   /** Interface to listen on; default "127.0.0.1". */
