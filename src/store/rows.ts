@@ -3,10 +3,12 @@
  * with how it is read, so the statements' column lists and the values cannot drift apart.
  */
 
+import { getTableColumns, type Table } from "drizzle-orm";
 import { problemText } from "../api/response.js";
 import type { FullBooking, SummaryBooking } from "../api/schemas.js";
 import { readSourceTime } from "../api/times.js";
 import type { BookingType, Checked, Reject } from "../sync/ports.js";
+import { bookingItems, bookingPackages } from "./schema.js";
 
 /** A value SQLite binds: booleans are stored as 0/1 and absent values as null. */
 export type Param = string | number | null;
@@ -164,33 +166,13 @@ export function bookingTypeOf(type: string | null | undefined): BookingType | nu
   return type === "IN" || type === "LC" ? type : null;
 }
 
-/** Columns of `booking_packages`, in the order `childValues` lists a package's values. */
-export const PACKAGE_COLUMNS = [
-  "booking_id",
-  "position",
-  "package_id",
-  "actual_weight",
-  "length",
-  "width",
-  "height",
-  "dimension_weight",
-  "dimension_price",
-  "predefined_dimension",
-  "multiple",
-] as const;
+const columnsOf = (table: Table) => Object.values(getTableColumns(table)).map((c) => c.name);
 
-/** Columns of `booking_items`, in the order `childValues` lists an item's values. */
-export const ITEM_COLUMNS = [
-  "booking_id",
-  "package_position",
-  "position",
-  "item_id",
-  "name",
-  "hs_code",
-  "quantity",
-  "price",
-  "exclude_packing_list",
-] as const;
+/** Columns of `booking_packages` in tables.ts's order, the order `childValues` lists a package's values in. */
+export const PACKAGE_COLUMNS = columnsOf(bookingPackages);
+
+/** Columns of `booking_items` in tables.ts's order, the order `childValues` lists an item's values in. */
+export const ITEM_COLUMNS = columnsOf(bookingItems);
 
 /** The `booking_packages` and `booking_items` rows of a full record as positional values. */
 export function childValues(id: string, r: FullBooking): { packages: Param[][]; items: Param[][] } {
