@@ -112,14 +112,9 @@ export function pageSql(d: Dialect) {
       const values = valuesOf(page);
       const byId = new Map(stored.map((r) => [r.id, r]));
       const plan = planPage<unknown>(view, page.rows, values, byId, page.syncedAt);
-      const extra = sql.extraValues(page);
       const [head, tail] = UPSERTS.get(sql) as readonly [string, string];
-      const out = s.inserts(
-        `upsert:${page.source}`,
-        head,
-        plan.writes.map((r) => [...values(r), ...extra]),
-        tail,
-      );
+      const rows = plan.writes.map(values);
+      const out = s.inserts(`upsert:${page.source}`, head, rows, { tail, suffix: sql.extraValues(page) });
       if (page.source === "list") out.push(...children(s, plan.writes as DetailRow[], plan.replaced));
       if (plan.touched.length > 0) {
         const touch = s.text(`touch:${page.source}`, () => sql.touch(d));

@@ -29,12 +29,18 @@ export class Statements {
   }
 
   /**
-   * `rows` inserted by `head` (the statement before VALUES; `tail` follows them), as many to a
-   * statement as the dialect allows; `row` is one row's `(?, …)` when it is not plain values.
+   * `rows` inserted by `head` (the statement before VALUES; `tail` follows them), each followed by
+   * the values of `suffix`, as many to a statement as the dialect allows; `row` is one row's
+   * `(?, …)` when it is not plain values.
    */
-  inserts(key: string, head: string, rows: readonly (readonly unknown[])[], tail = "", row?: string) {
-    const width = rows[0]?.length ?? 0;
-    if (width === 0) return [];
+  inserts(
+    key: string,
+    head: string,
+    rows: readonly (readonly unknown[])[],
+    { tail = "", row, suffix = [] }: { tail?: string; row?: string; suffix?: readonly unknown[] } = {},
+  ): Statement[] {
+    const width = (rows[0]?.length ?? 0) + suffix.length;
+    if (rows.length === 0) return [];
     const per = this.dialect.rowsPerInsert(width);
     const out: Statement[] = [];
     for (let start = 0; start < rows.length; start += per) {
@@ -45,9 +51,13 @@ export class Statements {
           .fill(shape)
           .join(", ")} ${tail}`;
       });
-      // A loop, not `flat()`: this runs for every row a mirror stores.
-      const params: unknown[] = [];
-      for (let r = start; r < end; r++) for (const v of rows[r] as readonly unknown[]) params.push(v);
+      // Copied by a loop into an array of its final size: this runs for every row a mirror stores.
+      const params = new Array<unknown>((end - start) * width);
+      let k = 0;
+      for (let r = start; r < end; r++) {
+        for (const v of rows[r] as readonly unknown[]) params[k++] = v;
+        for (const v of suffix) params[k++] = v;
+      }
       out.push({ sql, params });
     }
     return out;
@@ -57,13 +67,7 @@ export class Statements {
   changes(changes: readonly Change[], runId: number | null): Statement[] {
     const head = "INSERT INTO booking_changes (booking_id, field, old_value, new_value, observed_at, run_id)";
     const row = "(?, ?, ?, ?, ?, (SELECT id FROM sync_runs WHERE id = ?))";
-    return this.inserts(
-      "changes",
-      head,
-      changes.map((c) => [...c, runId]),
-      "",
-      row,
-    );
+    return this.inserts("changes", head, changes, { row, suffix: [runId] });
   }
 
   /** Quarantines rejects; one already stored (same raw JSON) is left as it is. */
@@ -78,7 +82,7 @@ export class Statements {
       raw_sha256, first_seen_at)`;
     // An unknown run id is stored as null rather than failing the whole page on the foreign key.
     const row = "((SELECT id FROM sync_runs WHERE id = ?), ?, ?, ?, ?, ?, ?, ?)";
-    return this.inserts("rejects", head, rows, "ON CONFLICT (raw_sha256) DO NOTHING", row);
+    return this.inserts("rejects", head, rows, { tail: "ON CONFLICT (raw_sha256) DO NOTHING", row });
   }
 
   /** Sets the stream's progress (null clears it) and, when given, its checkpoint (never backwards). */
