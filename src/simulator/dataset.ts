@@ -90,8 +90,9 @@ export class Dataset {
 
   /** Changes the createdAt formula (tie tests); `_id`s change too, so call it before anything reads. */
   setTiming(timing: { tieRun?: number; spacingMs?: number }): void {
-    if (timing.tieRun !== undefined) this.#timeline.tieRun = checkCount("tieRun", timing.tieRun, 1);
-    if (timing.spacingMs !== undefined) this.#timeline.spacingMs = checkCount("spacingMs", timing.spacingMs);
+    const options = this.#timeline.options;
+    if (timing.tieRun !== undefined) options.tieRun = checkCount("tieRun", timing.tieRun, 1);
+    if (timing.spacingMs !== undefined) options.spacingMs = checkCount("spacingMs", timing.spacingMs);
   }
 
   /** Whether the source currently serves booking i. */

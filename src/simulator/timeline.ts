@@ -12,24 +12,13 @@ export interface TimelineOptions {
 
 /** The createdAt of every booking index; the caller validates the numbers it passes in. */
 export class Timeline {
-  /** Mutable so a test can re-time a data set before anything reads it. */
-  tieRun: number;
-  spacingMs: number;
-  readonly #epochMs: number;
-  readonly #createdAtOf: ((i: number) => number) | undefined;
-
-  constructor(options: TimelineOptions) {
-    this.tieRun = options.tieRun;
-    this.spacingMs = options.spacingMs;
-    this.#epochMs = options.epochMs;
-    this.#createdAtOf = options.createdAtOf;
-  }
+  /** `tieRun` and `spacingMs` may change (`Dataset.setTiming`): a test re-times a data set before anything reads it. */
+  constructor(readonly options: TimelineOptions) {}
 
   /** createdAt of booking i, epoch ms. */
   createdAtMs(i: number): number {
-    return this.#createdAtOf
-      ? this.#createdAtOf(i)
-      : this.#epochMs + Math.floor(i / this.tieRun) * this.spacingMs;
+    const { createdAtOf, epochMs, tieRun, spacingMs } = this.options;
+    return createdAtOf ? createdAtOf(i) : epochMs + Math.floor(i / tieRun) * spacingMs;
   }
 
   /** How many of the first `size` indexes have createdAt before the cursor (`<` exclusive, `<=` inclusive): a binary search. */
@@ -47,7 +36,7 @@ export class Timeline {
 
   /** The order "newest first = highest index first" needs createdAt non-decreasing in i. */
   checkMonotone(from: number, to: number): void {
-    if (!this.#createdAtOf) return;
+    if (!this.options.createdAtOf) return;
     for (let i = from + 1; i < to; i++) {
       if (this.createdAtMs(i) < this.createdAtMs(i - 1)) {
         throw new RangeError(
