@@ -2,6 +2,8 @@
  * The mirror's tables, described once for both databases: each column by its kind, each index and
  * check by what it holds. `schema.ts` (SQLite) and `postgres/schema.ts` say how their database
  * builds each kind; migrations under `drizzle/` are generated from those two and must not drift.
+ * What each column means is in the data dictionary (`dictionary-tables.ts`, `dictionary-operations.ts`),
+ * keyed by the names used here: a column added here without a meaning there fails the typecheck.
  * Times are UTC ISO 8601 text, so text order is time order.
  */
 import { type AnyColumn, type HasDefault, type NotNull, sql } from "drizzle-orm";
@@ -49,19 +51,15 @@ function describeTables<T extends B, I extends B, W extends B, R extends B, F ex
     bookings: spec(
       "bookings",
       {
-        /** The booking's `_id`. */
         id: d.text("id").primaryKey(),
         searchId: d.text("search_id"),
         sourcePlatform: d.text("source_platform"),
-        /** IN or LC when known: from the full record's `type`, or from a type-scoped feed stream. */
         bookingType: d.text("booking_type"),
-        /** NULL when the source served no valid `createdAt` (noted in `summary_problems`). */
         createdAt: d.text("created_at"),
         bookingDate: d.text("booking_date"),
         paid: d.flag("paid"),
         bookingState: d.wide("booking_state"),
         orderState: d.wide("order_state"),
-        /** NGN, stored exactly as the JSON number. */
         totalAmount: d.real("total_amount"),
         weight: d.real("weight"),
         numberOfPackages: d.wide("number_of_packages"),
@@ -77,15 +75,11 @@ function describeTables<T extends B, I extends B, W extends B, R extends B, F ex
         receiverCity: d.text("receiver_city"),
         receiverCountry: d.text("receiver_country"),
         receiverCountryCode: d.text("receiver_country_code"),
-        /** The feed's summary, every field as received (`JSON.stringify`); null until the feed serves it. */
         summaryJson: d.text("summary_json"),
         firstSeenAt: d.text("first_seen_at").notNull(),
-        /** When the summary last changed (or the row was created). */
         summarySyncedAt: d.text("summary_synced_at").notNull(),
-        /** The list's full record, every field as received (`JSON.stringify`); null until details are fetched. */
         detailJson: d.text("detail_json"),
         detailSyncedAt: d.text("detail_synced_at"),
-        /** The full record's `updatedAt`: the stale-write guard compares against it. */
         remoteUpdatedAt: d.text("remote_updated_at"),
         subTotal: d.real("sub_total"),
         bookingVat: d.real("booking_vat"),
@@ -110,13 +104,9 @@ function describeTables<T extends B, I extends B, W extends B, R extends B, F ex
         customerAcceptanceState: d.wide("customer_acceptance_state"),
         sourceName: d.text("source_name"),
         sourceBranch: d.text("source_branch"),
-        /** The last run whose list-bookings pass served this booking; reconcile marks the rest missing. */
         listedByRun: d.integer("listed_by_run"),
-        /** Set by reconcile when the source no longer serves the booking; rows are never deleted. */
         missingSince: d.text("missing_since"),
-        /** What was wrong with the summary as served (a field failing its check, a value over a cap); NULL when nothing. */
         summaryProblems: d.text("summary_problems"),
-        /** What was wrong with the full record as served; NULL when nothing. */
         detailProblems: d.text("detail_problems"),
       },
       (t) => [
@@ -138,7 +128,6 @@ function describeTables<T extends B, I extends B, W extends B, R extends B, F ex
       "booking_packages",
       {
         bookingId: booking(),
-        /** 0-based position in `packages.packages`. */
         position: d.integer("position").notNull(),
         packageId: d.text("package_id"),
         actualWeight: d.real("actual_weight"),
@@ -157,11 +146,8 @@ function describeTables<T extends B, I extends B, W extends B, R extends B, F ex
       "booking_items",
       {
         bookingId: booking(),
-        /** The package's 0-based position in `packages.packages`. */
         packagePosition: d.integer("package_position").notNull(),
-        /** 0-based position in the package's `items`. */
         position: d.integer("position").notNull(),
-        /** The item's `_id` (or `id` when `_id` is absent). */
         itemId: d.text("item_id"),
         name: d.text("name"),
         hsCode: d.text("hs_code"),
@@ -177,9 +163,7 @@ function describeTables<T extends B, I extends B, W extends B, R extends B, F ex
     /** One row per stream (`feed`, `feed:IN`, `backfill`, …): its checkpoint and resumable progress. */
     syncState: spec("sync_state", {
       stream: d.text("stream").primaryKey(),
-      /** Newest `createdAt` known to be fully mirrored; only ever moves forward. */
       checkpoint: d.text("checkpoint"),
-      /** The unfinished walk (WalkProgress) or other resumable progress, as JSON; null when none. */
       progressJson: d.text("progress_json"),
       updatedAt: d.text("updated_at").notNull(),
     }),
@@ -192,7 +176,6 @@ function describeTables<T extends B, I extends B, W extends B, R extends B, F ex
         stream: d.text("stream"),
         startedAt: d.text("started_at").notNull(),
         finishedAt: d.text("finished_at"),
-        /** running, success, failed, aborted, or interrupted (left running by a process that died). */
         status: d.text("status").notNull(),
         pages: counter("pages"),
         requests: counter("requests"),
@@ -204,13 +187,9 @@ function describeTables<T extends B, I extends B, W extends B, R extends B, F ex
         checkpointBefore: d.text("checkpoint_before"),
         checkpointAfter: d.text("checkpoint_after"),
         error: d.text("error"),
-        /** The source's total, when a drift check ran. */
         sourceTotal: d.wide("source_total"),
-        /** The mirror's matching total, when a drift check ran. */
         localTotal: d.wide("local_total"),
-        /** Gaps the repair found by position in the mirror and read (repair.ts). */
         gapsFound: counter("gaps_found"),
-        /** Bookings the repair added: ones an earlier pass had missed. */
         bookingsRepaired: counter("bookings_repaired"),
       },
       (t) => [d.index("sync_runs_kind_idx").on(t.kind, t.id)],
@@ -219,20 +198,17 @@ function describeTables<T extends B, I extends B, W extends B, R extends B, F ex
     rejectedRecords: spec("rejected_records", {
       id: d.id("id"),
       runId: run(),
-      /** `feed` or `list`. */
       endpoint: d.text("endpoint").notNull(),
       bookingId: d.text("booking_id"),
       createdAt: d.text("created_at"),
       reason: d.text("reason").notNull(),
       rawJson: d.text("raw_json").notNull(),
-      /** SHA-256 of `raw_json`, hex: seeing the same bad record twice adds nothing. */
       rawSha256: d.text("raw_sha256").notNull().unique(),
       firstSeenAt: d.text("first_seen_at").notNull(),
     }),
     /** Named leases for the single-writer rule; a lease past `expires_at` may be taken over. */
     leases: spec("leases", {
       name: d.text("name").primaryKey(),
-      /** `host:pid:random`, unique per process and start. */
       holder: d.text("holder").notNull(),
       pid: d.integer("pid").notNull(),
       hostname: d.text("hostname").notNull(),
@@ -244,7 +220,6 @@ function describeTables<T extends B, I extends B, W extends B, R extends B, F ex
     stateLabels: spec(
       "state_labels",
       {
-        /** `booking_state`, `order_state` or `customer_acceptance_state`. */
         kind: d.text("kind").notNull(),
         code: d.wide("code").notNull(),
         label: d.text("label").notNull(),
@@ -257,14 +232,10 @@ function describeTables<T extends B, I extends B, W extends B, R extends B, F ex
       {
         id: d.id("id"),
         bookingId: booking(),
-        /** The `bookings` column that changed, e.g. `paid` or `booking_state`. */
         field: d.text("field").notNull(),
-        /** The values as stored in `bookings`, as text (0/1 for flags); null when absent. */
         oldValue: d.text("old_value"),
         newValue: d.text("new_value"),
-        /** When the worker saw the new value (the page's read time). */
         observedAt: d.text("observed_at").notNull(),
-        /** The run that saw it, when known. */
         runId: run(),
       },
       (t) => [
