@@ -19,8 +19,8 @@ export function answer(ctx: AnswerCtx, endpoint: Endpoint, res: Response<Buffer>
   // A redirect that comes back here is one `sameOriginOnly` would not follow: to another origin.
   const redirect = refusedRedirect(res, new URL(ctx.base).origin);
   if (redirect) throw new ApiError(ctx.scrub(`${endpoint}: ${redirect}`), { status, retryable: false });
+  const parsed = readJson(res.body.toString("utf8"), res.headers["content-type"]);
   if (status >= 200 && status < 300) {
-    const parsed = readJson(res.body.toString("utf8"), res.headers["content-type"]);
     if (parsed.ok) return parsed.value;
     // A 200 that is not JSON comes from a proxy or a cut connection: worth another try.
     throw new ApiError(ctx.scrub(`${endpoint}: ${parsed.problem} (${statusLabel(status)})`), {
@@ -28,7 +28,6 @@ export function answer(ctx: AnswerCtx, endpoint: Endpoint, res: Response<Buffer>
       retryable: true,
     });
   }
-  const parsed = readJson(res.body.toString("utf8"), res.headers["content-type"]);
   const serverMessage = parsed.ok ? parsed.serverMessage : undefined;
   let text = `HTTP ${statusLabel(status)}`;
   if (status === 401) text += `: ${serverMessage ?? "Invalid or expired token"}`;
