@@ -167,17 +167,14 @@ async function failing(db: MirrorReader): Promise<FailingStatus | null> {
 }
 
 async function streams(db: MirrorReader, now: Date, bookings: Status["bookings"]): Promise<StreamStatus[]> {
-  // `IS NOT NULL` is 0/1 in SQLite and a boolean in PostgreSQL: read as truthy.
   const rows = await db.all<{
     stream: string;
     checkpoint: string | null;
-    progress: number | boolean;
     progressJson: string | null;
     updatedAt: string;
   }>(
     `
-    SELECT stream, checkpoint, progress_json IS NOT NULL AS progress, progress_json AS "progressJson",
-      updated_at AS "updatedAt"
+    SELECT stream, checkpoint, progress_json AS "progressJson", updated_at AS "updatedAt"
     FROM sync_state WHERE stream NOT IN ($1, $2) ORDER BY stream`,
     RECORD_STREAMS,
   );
@@ -186,7 +183,7 @@ async function streams(db: MirrorReader, now: Date, bookings: Status["bookings"]
     checkpoint: r.checkpoint,
     checkpointAgeSeconds: ageSeconds(r.checkpoint, now),
     note: r.checkpoint === null ? streamNote(r.stream, bookings) : null,
-    inProgress: Boolean(r.progress),
+    inProgress: r.progressJson !== null,
     updatedAt: r.updatedAt,
     fill: fillStatus(r.progressJson, now),
   }));
