@@ -247,13 +247,7 @@ export const PICKUP_WINDOWS = [
 export type SimBookingType = "IN" | "LC";
 
 /** Carriers and the rate label (`courier.token`) they quote, per booking type. */
-export interface CarrierRate {
-  carrier: string;
-  label: string;
-  serviceType: string;
-}
-
-export const CARRIERS: Record<SimBookingType, readonly CarrierRate[]> = {
+export const CARRIERS = {
   IN: [
     { carrier: "DHL", label: "DHL Express Worldwide", serviceType: "AIR_EXPORT" },
     { carrier: "UPS", label: "UPS Worldwide Saver", serviceType: "AIR_EXPORT" },
@@ -264,4 +258,4 @@ export const CARRIERS: Record<SimBookingType, readonly CarrierRate[]> = {
     { carrier: "REDSTAR", label: "Red Star Express Next Day", serviceType: "LOCAL_DELIVERY" },
     { carrier: "KWIK", label: "Kwik Same Day", serviceType: "SAME_DAY" },
   ],
-};
+} satisfies Record<SimBookingType, unknown>;

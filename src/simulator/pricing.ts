@@ -5,18 +5,10 @@ import type { Rng } from "./random.js";
 /** VAT rate applied to `subTotal`. */
 export const VAT_RATE = 0.075;
 
-/** Amounts in kobo (integers), so subTotal + VAT + fees = total holds exactly after dividing by 100. */
-export interface Pricing {
-  subTotal: number;
-  vat: number;
-  fuel: { value: number; amount: number };
-  packaging: number;
-  onShipping: number;
-  insurance: { type: string; fee: number };
-  total: number;
-}
-
-/** Prices a booking from type, weight (kg), rate and item value (NGN); each `version` adds NGN 250. */
+/**
+ * Prices a booking from type, weight (kg), rate and item value (NGN); each `version` adds NGN 250.
+ * Amounts in kobo (integers), so subTotal + VAT + fees = total holds exactly after dividing by 100.
+ */
 export function price(
   rng: Rng,
   type: SimBookingType,
@@ -24,7 +16,7 @@ export function price(
   rate: string,
   itemsValue: number,
   version: number,
-): Pricing {
+) {
   const [base, perKg] = type === "IN" ? [15_000, 9_500] : [2_500, 1_200];
   const multiplier = rate === "EXPRESS" ? 1.4 : rate === "ECONOMY" ? 0.85 : 1;
   // Whole naira, rounded to 50 like a rate card.
@@ -32,7 +24,7 @@ export function price(
   const fuelPct = rng.pick([5, 8]);
   const insuranceType = rng.pick(["none", "none", "basic", "premium"]);
   const insuranceFee = Math.round(itemsValue * 100 * (insuranceType === "basic" ? 0.01 : 0.025));
-  const p: Pricing = {
+  const p = {
     subTotal,
     vat: Math.round(subTotal * VAT_RATE),
     fuel: { value: fuelPct, amount: Math.round((subTotal * fuelPct) / 100) },
