@@ -22,11 +22,9 @@ const optInt = z.number().int().nullish();
 /** Fields every booking has by the contract: one absent is noted as a problem, its column NULL. */
 export const REQUIRED_FIELDS = ["totalAmount", "paid", "bookingState", "orderState"] as const;
 
-const summaryContact = z.object({ name: optStr, phone: optStr, email: optStr });
-const summaryAddress = z.object({ city: optStr, country: optStr, countryCode: optStr });
 const summaryParty = z.object({
-  contact: summaryContact.nullish(),
-  addressDetails: summaryAddress.nullish(),
+  contact: z.object({ name: optStr, phone: optStr, email: optStr }).nullish(),
+  addressDetails: z.object({ city: optStr, country: optStr, countryCode: optStr }).nullish(),
 });
 
 /** A booking's key: a short string in practice; a longer one is refused rather than stored as a key. */

@@ -7,11 +7,6 @@ import { type FillStatus, fillText } from "../store/fill-status.js";
 import type { Logger } from "../sync/ports.js";
 import { errorText } from "./error-text.js";
 
-export interface HealthOptions {
-  /** Ready while the last success is at most this old, seconds. */
-  readyMaxAgeSeconds: number;
-}
-
 /** What /readyz answers with. */
 export interface HealthStatus {
   ready: boolean;
@@ -35,8 +30,8 @@ export interface HealthStatus {
 /** The daemon's readiness state. */
 export type Health = ReturnType<typeof createHealth>;
 
-/** Creates the readiness state; not ready until the first success. */
-export function createHealth(options: HealthOptions) {
+/** Creates the readiness state: ready while the last success is at most `readyMaxAgeSeconds` old, not before the first. */
+export function createHealth(options: { readyMaxAgeSeconds: number }) {
   const maxAgeSeconds = options.readyMaxAgeSeconds;
   let lastSuccess: Date | null = null;
   /** The failing streak, by the rule the status page applies to the stored runs (store/failing.ts). */

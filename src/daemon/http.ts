@@ -45,11 +45,8 @@ export type HttpServerHandle = Awaited<ReturnType<typeof startHttpServer>>;
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
 
-/** How POST /sync is guarded: by the trigger token, not at all, or refused. */
-export type TriggerGuard = "token" | "open" | "refused";
-
-/** The trigger rule: a token when set; without one, open only on loopback, else refused. */
-export function triggerGuard(host: string, token: string | undefined): TriggerGuard {
+/** How POST /sync is guarded: by the trigger token when set; without one, open only on loopback, else refused. */
+export function triggerGuard(host: string, token: string | undefined): "token" | "open" | "refused" {
   if (token !== undefined) return "token";
   return isLoopbackHost(host) ? "open" : "refused";
 }
