@@ -69,8 +69,9 @@ export function checkWritable(path: string): void {
     const what = each === file ? "the file" : `the file ${each}`;
     if (problem) throw new Error(`cannot write ${file}: ${problem(what)}; ${FIX}`);
   }
-  // A folder is written by creating files in it (W) and entered to reach them (X).
-  const folder = existingAncestor(dirname(file));
+  // A folder is written by creating files in it (W) and entered to reach them (X); the nearest one
+  // that exists is where `mkdir -p` starts creating.
+  const folder = nearestExisting(dirname(file))?.path ?? dirname(file);
   const problem = denied(folder, constants.W_OK | constants.X_OK);
   if (problem) {
     const where =
@@ -97,11 +98,6 @@ function denied(path: string, mode: number): ((what: string) => string) | undefi
 function owner(path: string): string {
   const s = statSync(path);
   return `mode ${(s.mode & 0o7777).toString(8).padStart(4, "0")}, owner uid ${s.uid}`;
-}
-
-/** `folder`, or its nearest ancestor that exists (where `mkdir -p` starts creating). */
-function existingAncestor(folder: string): string {
-  return nearestExisting(folder)?.path ?? folder;
 }
 
 /** `path` or its nearest ancestor that exists, with what it is; undefined when none can be seen. */

@@ -5,6 +5,10 @@ import type Database from "better-sqlite3";
 export const LABEL_KINDS = ["booking_state", "order_state", "customer_acceptance_state"] as const;
 export type LabelKind = (typeof LABEL_KINDS)[number];
 
+/** `value()` under each kind. */
+const byKind = <T>(value: () => T) =>
+  Object.fromEntries(LABEL_KINDS.map((kind) => [kind, value()])) as Record<LabelKind, T>;
+
 /** Labels by kind, then by code: the shape of `labels import`'s file, and of what `labels export` prints. */
 export type StateLabels = Record<LabelKind, Record<number, string>>;
 
@@ -13,7 +17,7 @@ export function importLabels(db: Database.Database, labels: Partial<StateLabels>
   const insert = db.prepare("INSERT INTO state_labels (kind, code, label) VALUES (?, ?, ?)");
   const replace = db.transaction(() => {
     db.prepare("DELETE FROM state_labels").run();
-    const counts = emptyCounts();
+    const counts = byKind(() => 0);
     for (const kind of LABEL_KINDS) {
       for (const [code, label] of Object.entries(labels[kind] ?? {})) {
         insert.run(kind, Number(code), label);
@@ -28,7 +32,7 @@ export function importLabels(db: Database.Database, labels: Partial<StateLabels>
 
 /** Every label, each kind present (empty when it has none), codes in ascending order. */
 export function exportLabels(db: Database.Database): StateLabels {
-  const out: StateLabels = { booking_state: {}, order_state: {}, customer_acceptance_state: {} };
+  const out: StateLabels = byKind(() => ({}));
   const rows = db
     .prepare<[], { kind: string; code: number; label: string }>(
       "SELECT kind, code, label FROM state_labels ORDER BY kind, code",
@@ -43,8 +47,4 @@ export function exportLabels(db: Database.Database): StateLabels {
 
 function isLabelKind(s: string): s is LabelKind {
   return (LABEL_KINDS as readonly string[]).includes(s);
-}
-
-function emptyCounts(): Record<LabelKind, number> {
-  return { booking_state: 0, order_state: 0, customer_acceptance_state: 0 };
 }
