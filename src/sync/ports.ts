@@ -208,8 +208,6 @@ export interface SyncStore {
   readProgress<T>(stream: string): Awaitable<{ checkpoint: string | null; progress: T | null }>;
   /** Bookings without details or with details older than their summary, newest first, at most `limit`. */
   bookingsNeedingDetails(limit: number): Awaitable<Array<{ id: string; createdAt: string }>>;
-  /** How many bookings the mirror holds; `excludeMissing` leaves out those reconcile marked missing. */
-  countBookings(filter?: { excludeMissing?: boolean | undefined }): Awaitable<number>;
   /** Bookings the mirror accounts for (rows not marked missing), created since a time. */
   countAccounted(since?: string | null): Awaitable<number>;
   /** Which of `ids` the mirror has no row for (or only one marked missing). */

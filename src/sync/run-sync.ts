@@ -10,7 +10,7 @@
  * walk's progress in one `store.save`. `endRun` records how the run ended.
  */
 import { coerceError, wrapError } from "../errors.js";
-import { runLogFields, zeroCounters } from "./counters.js";
+import { zeroCounters } from "./counters.js";
 import { emptyTotals, streamName, type WalkTotals } from "./feed/walk.js";
 import { type Behind, howFarBehind } from "./fill/behind.js";
 import type { FillEvent } from "./fill/fill.js";
@@ -20,7 +20,7 @@ import { type DetailsReport, emptyDetailsReport, fillDetails } from "./list/deta
 import { checkDrift, type Drift } from "./list/drift.js";
 import { type RepairReport, repairMirror } from "./list/repair.js";
 import type { BookingType, FeedPage, StreamState, SyncDeps } from "./ports.js";
-import { endRun, type RunEnd, startRun } from "./run.js";
+import { endRun, logEnd, type RunEnd, startRun } from "./run.js";
 
 export interface SyncOptions {
   /** Feed scope; undefined syncs all bookings. */
@@ -162,9 +162,7 @@ async function afterWalk(
   try {
     // A total read before a fill of many minutes is stale by its end: the check reads it again.
     const parallel = sliceCount(known.behind, options.pageSize, options.concurrency ?? 1) > 1;
-    out.drift = await checkDrift(deps, runId, parallel ? undefined : known.sourceTotal);
-    totals.requests += out.drift.attempts;
-    totals.retries += out.drift.attempts - 1;
+    out.drift = await checkDrift(deps, runId, totals, parallel ? undefined : known.sourceTotal);
   } catch (err) {
     deps.logger.warn({ err: coerceError(err) }, "drift check failed; the sync itself is not affected");
     return;
@@ -216,7 +214,6 @@ function runNotes(totals: WalkTotals): string[] {
 
 function logRun(logger: SyncDeps["logger"], r: SyncReport): void {
   const fields = {
-    ...runLogFields(r),
     stream: r.stream,
     checkpoint: r.checkpointAfter,
     ...(r.tiesRead.length ? { tiesRead: r.tiesRead.length } : {}),
@@ -228,8 +225,10 @@ function logRun(logger: SyncDeps["logger"], r: SyncReport): void {
     ...(r.drift ? { sourceTotal: r.drift.sourceTotal, localTotal: r.drift.localTotal } : {}),
     ...(r.repair?.gaps ? { gapsFound: r.repair.gaps, repaired: r.repair.repaired } : {}),
   };
-  if (r.status === "success") logger.info(fields, "sync finished");
-  else if (r.status === "aborted")
-    logger.warn(fields, "sync stopped before it finished; the next run resumes");
-  else logger.error({ ...fields, err: r.error }, `sync failed: ${r.error?.message}`);
+  const said = [
+    "sync finished",
+    "sync stopped before it finished; the next run resumes",
+    "sync failed",
+  ] as const;
+  logEnd(logger, r, fields, said);
 }

@@ -5,7 +5,7 @@
  */
 import { coerceError, isAbortError } from "../errors.js";
 import { countFailedAttempts } from "./counters.js";
-import type { RunCounters, RunFinish, RunStart, RunStatus, SyncDeps, SyncStore } from "./ports.js";
+import type { Logger, RunCounters, RunFinish, RunStart, RunStatus, SyncDeps, SyncStore } from "./ports.js";
 
 type RunStore = SyncDeps<Pick<SyncStore, "startRun" | "finishRun" | "flush">>;
 
@@ -80,6 +80,25 @@ export async function endRun(deps: RunStore, run: StartedRun, outcome: RunOutcom
   });
   const durationMs = Date.parse(finishedAt) - Date.parse(run.startedAt);
   return { runId: run.id, status, error, checkpointAfter, startedAt: run.startedAt, finishedAt, durationMs };
+}
+
+/**
+ * Logs how a run ended, with its counters and `fields`, in the words `said` has for each end (a
+ * failure's adds the error's message); `level` is a success's.
+ */
+export function logEnd(
+  logger: Logger,
+  r: RunCounters & Pick<RunEnd, "runId" | "status" | "error" | "durationMs">,
+  fields: object,
+  said: readonly [success: string, aborted: string, failed: string],
+  level: "info" | "warn" = "info",
+): void {
+  const { runId, status, inserted, updated, unchanged, rejected, pages, requests, retries, durationMs } = r;
+  const counts = { unchanged, rejected, pages, requests, retries, durationMs };
+  const all = { runId, status, new: inserted, updated, ...counts, ...fields };
+  if (status === "success") logger[level](all, said[0]);
+  else if (status === "aborted") logger.warn(all, said[1]);
+  else logger.error({ ...all, err: r.error }, `${said[2]}: ${r.error?.message}`);
 }
 
 /** Why the work was asked to stop, in the words of whoever aborted it. */

@@ -29,7 +29,7 @@ import {
 } from "./source.js";
 
 /** What the check needs of the mirror. */
-export type SourceStore = Pick<SyncStore, "readProgress" | "save" | "absentIds" | "countBookings">;
+export type SourceStore = Pick<SyncStore, "readProgress" | "save" | "absentIds" | "countAccounted">;
 
 export interface SourceGuardOptions {
   store: SourceStore;
@@ -164,7 +164,7 @@ async function recognise(
   signal: AbortSignal | undefined,
   records: Records,
 ): Promise<void> {
-  const held = await o.store.countBookings({ excludeMissing: true });
+  const held = await o.store.countAccounted();
   // The everyday case costs no request: the command's own first page holds a booking the mirror holds.
   if (held === 0 || (await heldOf(o.store, records)).length > 0) return learn(o, records, null);
   const checkpoint = await newestCheckpoint(o.store);
@@ -232,7 +232,7 @@ async function oldestPage(api: PartnerApi, signal: AbortSignal | undefined): Pro
 
 /** Whether the mirror holds bookings the source still served when last seen (not marked missing). */
 async function holdsBookings(store: SourceStore): Promise<boolean> {
-  return (await store.countBookings({ excludeMissing: true })) > 0;
+  return (await store.countAccounted()) > 0;
 }
 
 /** Remembers the configured source by the page's oldest bookings; keeps `kept`'s start when given. */

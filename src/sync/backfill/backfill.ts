@@ -4,14 +4,13 @@
  * changes. A new mirror needs no backfill (its first sync fills it); this re-reads a whole mirror.
  * A filtered one reads one source platform's list pages only and leaves the feed checkpoints alone.
  */
-import { runLogFields } from "../counters.js";
 import { emptyTotals, FEED_STREAMS, streamName, type WalkTotals } from "../feed/walk.js";
-import { sourceTotal } from "../fill/behind.js";
 import { type FillEvent, runFill } from "../fill/fill.js";
 import { type FillProgress, isFill, resumableProgress } from "../fill/progress.js";
 import { syncStream } from "../fill/stream.js";
+import { checkDrift, sourceTotal } from "../list/drift.js";
 import type { BookingType, SyncDeps } from "../ports.js";
-import { endRun, type RunEnd, startRun } from "../run.js";
+import { endRun, logEnd, type RunEnd, startRun } from "../run.js";
 
 export { FEED_STREAMS } from "../feed/walk.js";
 
@@ -77,8 +76,7 @@ export async function runBackfill(deps: SyncDeps, options: BackfillOptions = {})
       const fill = { ...run, behind, details: true, lookbackMs: 0, startedAt: started.startedAt };
       await syncStream(deps, walk, fill, state, totals);
       if (bookingType === undefined) {
-        const total = await sourceTotal(deps, totals);
-        await store.recordDrift(started.id, total, await store.countBookings({ excludeMissing: true }));
+        await checkDrift(deps, started.id, totals);
         // The feed read every type: the typed streams are as complete as it is.
         const { checkpoint } = state;
         if (checkpoint !== null) for (const s of FEED_STREAMS) await setCheckpoint(deps, s, checkpoint);
@@ -89,7 +87,12 @@ export async function runBackfill(deps: SyncDeps, options: BackfillOptions = {})
   }
   const end = await endRun(deps, started, { counters: totals, failure, checkpointAfter: checkpoint() });
   const report: BackfillReport = { ...totals, ...end, stream, resumed };
-  logRun(deps.logger, report);
+  const said = [
+    "backfill finished",
+    "backfill stopped before it finished; run it again to resume",
+    "backfill failed",
+  ] as const;
+  logEnd(deps.logger, report, { stream, checkpoint: report.checkpointAfter }, said);
   return report;
 }
 
@@ -101,9 +104,7 @@ async function platformFill(
   startedAt: string,
   totals: WalkTotals,
 ): Promise<FillProgress> {
-  const first = await deps.api.listBookings({ page: 1, pageSize: 1, sourcePlatform }, deps.signal);
-  totals.requests += first.attempts;
-  const pages = Math.ceil(first.total / pageSize);
+  const pages = Math.ceil((await sourceTotal(deps, totals, sourcePlatform)) / pageSize);
   return {
     kind: "fill",
     startedAt,
@@ -131,12 +132,4 @@ async function setCheckpoint(deps: SyncDeps, stream: string, at: string): Promis
   const syncedAt = deps.clock.now().toISOString();
   const progress = { stream, value: (await deps.store.readStream(stream)).walk, checkpoint: at };
   await deps.store.save({ source: "feed", records: [], rejects: [], progress, syncedAt });
-}
-
-function logRun(logger: SyncDeps<unknown>["logger"], r: BackfillReport): void {
-  const fields = { ...runLogFields(r), stream: r.stream, checkpoint: r.checkpointAfter };
-  if (r.status === "success") logger.info(fields, "backfill finished");
-  else if (r.status === "aborted")
-    logger.warn(fields, "backfill stopped before it finished; run it again to resume");
-  else logger.error({ ...fields, err: r.error }, `backfill failed: ${r.error?.message}`);
 }

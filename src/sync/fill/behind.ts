@@ -5,8 +5,8 @@
  * total of its type: it judges by its checkpoint's age, and only an old one is placed in the list.
  */
 import { coerceError, isAbortError } from "../../errors.js";
-import { countPage } from "../counters.js";
 import { instantOf, shift } from "../feed/window.js";
+import { sourceTotal } from "../list/drift.js";
 import { bisect, timeAt } from "../list/positions.js";
 import type { BookingType, FeedPage, RunCounters, SyncDeps } from "../ports.js";
 
@@ -17,16 +17,9 @@ export interface Behind {
   /** Bookings the mirror lacks, as far as this can tell. */
   behind: number;
   /** The source's total, when it was read: the drift check's figure. */
-  sourceTotal?: { total: number; attempts: number } | undefined;
+  sourceTotal?: number | undefined;
   /** The total could not be read: the drift check would fail the same way, so it is skipped. */
   unread?: boolean | undefined;
-}
-
-/** The source's total from a list page of one. */
-export async function sourceTotal(deps: SyncDeps, counters: RunCounters): Promise<number> {
-  const page = await deps.api.listBookings({ page: 1, pageSize: 1 }, deps.signal);
-  countPage(counters, page.attempts);
-  return page.total;
 }
 
 /**
@@ -45,9 +38,8 @@ export async function howFarBehind(
 ): Promise<Behind> {
   try {
     if (stream.bookingType === undefined) {
-      const page = await deps.api.listBookings({ page: 1, pageSize: 1 }, deps.signal);
-      const local = await deps.store.countBookings({ excludeMissing: true });
-      return { behind: page.total - local, sourceTotal: { total: page.total, attempts: page.attempts } };
+      const total = await sourceTotal(deps, counters);
+      return { behind: total - (await deps.store.countAccounted()), sourceTotal: total };
     }
     const { checkpoint, newest } = stream;
     // The feed's newest page already reaches the checkpoint: less than a page is new.

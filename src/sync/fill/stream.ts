@@ -5,8 +5,8 @@
  */
 import type { WalkOptions, WalkTotals } from "../feed/walk.js";
 import { instantOf, shift } from "../feed/window.js";
+import { sourceTotal } from "../list/drift.js";
 import type { StreamState, SyncDeps, WalkProgress } from "../ports.js";
-import { sourceTotal } from "./behind.js";
 import { type FillRun, runFill } from "./fill.js";
 import { planFill } from "./plan.js";
 import { type FillProgress, isFill, resumableProgress } from "./progress.js";

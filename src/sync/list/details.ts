@@ -7,7 +7,7 @@
 import { zeroCounters } from "../counters.js";
 import type { BookingType, ListPage, RunCounters, SyncDeps } from "../ports.js";
 import { pageFor } from "./list-position.js";
-import { saveListPage, type WalkEnd, walkList } from "./list-walk.js";
+import { oldestOf, saveListPage, type WalkEnd, walkList } from "./list-walk.js";
 
 /** The `sync_state` stream holding an unfinished details walk. */
 export const DETAILS_STREAM = "details";
@@ -22,8 +22,6 @@ export interface DetailsOptions {
   maxPages?: number | undefined;
   /** A typed mirror's type: other types' records are not stored; default all. */
   bookingType?: BookingType | undefined;
-  /** Called after each page is stored. */
-  onPage?: ((event: { pages: number; found: number; wanted: number }) => void) | undefined;
 }
 
 /** An unfinished details walk, as saved in `sync_state`. */
@@ -67,7 +65,12 @@ export async function fillDetails(
   report.wanted = needing.length;
   if (needing.length === 0) {
     if (saved)
-      await saveListPage(deps, emptyPage(), { progress: { stream: DETAILS_STREAM, value: null } }, report);
+      await saveListPage(
+        deps,
+        { records: [] },
+        { progress: { stream: DETAILS_STREAM, value: null } },
+        report,
+      );
     report.end = "idle";
     return;
   }
@@ -102,7 +105,6 @@ export async function fillDetails(
               };
         const extra = { progress: { stream: DETAILS_STREAM, value }, bookingType: options.bookingType };
         await saveListPage(deps, page, extra, report);
-        options.onPage?.({ pages: report.pages, found: report.found, wanted: report.wanted });
       },
     },
     report,
@@ -116,14 +118,6 @@ export async function fillDetails(
 
 /** Ticks off the wanted bookings a page holds; returns the page's oldest createdAt. */
 function scan(page: ListPage, remaining: Set<string>, report: DetailsReport): string | null {
-  let oldest: string | null = null;
-  for (const r of page.records) {
-    if (r.id !== null && remaining.delete(r.id)) report.found++;
-    if (r.createdAt !== null && (oldest === null || r.createdAt < oldest)) oldest = r.createdAt;
-  }
-  return oldest;
-}
-
-function emptyPage(): ListPage {
-  return { records: [], page: 0, pageSize: 0, total: 0, totalPages: 0, attempts: 0 };
+  for (const r of page.records) if (r.id !== null && remaining.delete(r.id)) report.found++;
+  return oldestOf(page);
 }

@@ -1,11 +1,24 @@
-/** The cheap drift check: the source's total from a page of one against the mirror's, recorded on the run. */
-import type { SyncDeps } from "../ports.js";
+/**
+ * The source's total against the mirror's, the one way every pass reads them: a list page of one
+ * (counted as a page read) against `countAccounted`, the rows not marked missing.
+ */
+import { countPage } from "../counters.js";
+import type { RunCounters, SyncDeps } from "../ports.js";
 
 export interface Drift {
   sourceTotal: number;
   localTotal: number;
-  /** HTTP attempts the request took. */
-  attempts: number;
+}
+
+/** The source's total (of one platform when given) from a list page of one. */
+export async function sourceTotal(
+  deps: SyncDeps<unknown>,
+  counters: RunCounters,
+  sourcePlatform?: string,
+): Promise<number> {
+  const page = await deps.api.listBookings({ page: 1, pageSize: 1, sourcePlatform }, deps.signal);
+  countPage(counters, page.attempts);
+  return page.total;
 }
 
 /**
@@ -15,14 +28,17 @@ export interface Drift {
 export async function checkDrift(
   deps: SyncDeps,
   runId: number,
-  known?: { total: number; attempts: number },
+  counters: RunCounters,
+  known?: number,
 ): Promise<Drift> {
-  const page = known ?? (await deps.api.listBookings({ page: 1, pageSize: 1 }, deps.signal));
-  const localTotal = await deps.store.countBookings({ excludeMissing: true });
-  await deps.store.recordDrift(runId, page.total, localTotal);
-  const drift = { sourceTotal: page.total, localTotal, difference: page.total - localTotal };
-  if (drift.difference === 0)
-    deps.logger.debug(drift, "drift check: the mirror holds as many bookings as the source");
-  else deps.logger.info(drift, "drift check: the mirror and the source hold different numbers of bookings");
-  return { sourceTotal: page.total, localTotal, attempts: page.attempts };
+  const drift = {
+    sourceTotal: known ?? (await sourceTotal(deps, counters)),
+    localTotal: await deps.store.countAccounted(),
+  };
+  await deps.store.recordDrift(runId, drift.sourceTotal, drift.localTotal);
+  const fields = { ...drift, difference: drift.sourceTotal - drift.localTotal };
+  if (fields.difference === 0)
+    deps.logger.debug(fields, "drift check: the mirror holds as many bookings as the source");
+  else deps.logger.info(fields, "drift check: the mirror and the source hold different numbers of bookings");
+  return drift;
 }

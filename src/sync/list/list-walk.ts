@@ -39,8 +39,6 @@ export interface JudgedStep extends PageStep {
 export interface ListWalkOptions {
   /** Bookings per request, 1–100. */
   pageSize: number;
-  /** Only bookings of this source platform; default all. */
-  sourcePlatform?: string | undefined;
   /** A saved position to continue from; default the top of the list. */
   from?: ListPosition | undefined;
   /** Pages to read at most in this walk; default no bound. */
@@ -132,12 +130,17 @@ export async function walkList(
 function request(deps: SyncDeps<unknown>, options: ListWalkOptions, number: number): Pending {
   const own = new AbortController();
   const signal = AbortSignal.any([deps.signal, own.signal]);
-  const page = deps.api.listBookings(
-    { page: number, pageSize: options.pageSize, sourcePlatform: options.sourcePlatform },
-    signal,
-  );
+  const page = deps.api.listBookings({ page: number, pageSize: options.pageSize }, signal);
   page.catch(() => {}); // awaited by the walk, or cancelled and dropped; never "unhandled"
   return { number, page, cancel: () => own.abort() };
+}
+
+/** The page's oldest createdAt; null when no record has one. */
+export function oldestOf(page: Pick<ListPage, "records">): string | null {
+  let oldest: string | null = null;
+  for (const r of page.records)
+    if (r.createdAt !== null && (oldest === null || r.createdAt < oldest)) oldest = r.createdAt;
+  return oldest;
 }
 
 /** What a list page is saved with besides its records: the caller's run and progress, the mirror's type. */

@@ -4,10 +4,10 @@
  * seen is kept in the database (`listed_by_run`), so the mirror's size does not matter. Marks past
  * a share of the mirror wait for a person (missing-share.ts); everything else read is kept.
  */
-import { runLogFields, zeroCounters } from "../counters.js";
+import { zeroCounters } from "../counters.js";
 import type { BookingType, ListPage, RunCounters, SyncDeps, UnlistedScope } from "../ports.js";
-import { endRun, type RunEnd, startRun } from "../run.js";
-import { saveListPage, walkList } from "./list-walk.js";
+import { endRun, logEnd, type RunEnd, startRun } from "../run.js";
+import { oldestOf, saveListPage, walkList } from "./list-walk.js";
 import {
   DEFAULT_MAX_MISSING_PERCENT,
   recordWithheld,
@@ -66,7 +66,21 @@ export async function runReconcile(deps: SyncDeps, options: ReconcileOptions): P
   }
   const { checkpointAfter: _, ...end } = await endRun(deps, run, { counters: totals, failure });
   const report: ReconcileReport = { ...totals, ...end, since, missing, withheld };
-  logRun(deps.logger, report);
+  const decide =
+    withheld && `: ${withheldText(withheld)}; a person decides: \`booking-sync reconcile --apply-missing\``;
+  const stopped = "reconcile stopped before it finished; nothing was marked missing";
+  const said = [
+    `reconcile finished${decide || ""}`,
+    stopped,
+    "reconcile failed (nothing was marked missing)",
+  ] as const;
+  logEnd(
+    deps.logger,
+    report,
+    { since, missing, withheld: withheld?.count ?? 0 },
+    said,
+    decide ? "warn" : "info",
+  );
   return report;
 }
 
@@ -145,28 +159,4 @@ async function lookAgain(
 function endsBelow(page: ListPage, since: string): boolean {
   const tail = page.records.slice(-2).map((r) => r.createdAt);
   return tail.length > 0 && tail.every((t) => t !== null && t < since);
-}
-
-function oldestOf(page: ListPage): string | null {
-  let oldest: string | null = null;
-  for (const r of page.records)
-    if (r.createdAt !== null && (oldest === null || r.createdAt < oldest)) oldest = r.createdAt;
-  return oldest;
-}
-
-function logRun(logger: SyncDeps<unknown>["logger"], r: ReconcileReport): void {
-  const fields = { ...runLogFields(r), since: r.since, missing: r.missing, withheld: r.withheld?.count ?? 0 };
-  if (r.status === "success" && r.withheld)
-    logger.warn(
-      fields,
-      `reconcile finished: ${withheldText(r.withheld)}; a person decides: \`booking-sync reconcile --apply-missing\``,
-    );
-  else if (r.status === "success") logger.info(fields, "reconcile finished");
-  else if (r.status === "aborted")
-    logger.warn(fields, "reconcile stopped before it finished; nothing was marked missing");
-  else
-    logger.error(
-      { ...fields, err: r.error },
-      `reconcile failed (nothing was marked missing): ${r.error?.message}`,
-    );
 }

@@ -4,8 +4,8 @@
  * below a gap. A deletion and a gap that cancel exactly are out of reach; `reconcile` compares by id.
  */
 
-import type { BookingType, RunCounters, SyncDeps } from "../ports.js";
-import { ofType } from "./booking-type.js";
+import type { RunCounters, SyncDeps } from "../ports.js";
+import { sourceTotal } from "./drift.js";
 import { saveListPage, walkList } from "./list-walk.js";
 import { bisect, timeAt } from "./positions.js";
 import { readTieRun } from "./ties.js";
@@ -15,11 +15,10 @@ export interface RepairOptions {
   pageSize: number;
   /** The source's total, when a drift check has just read it (saves a request). */
   sourceTotal?: number | undefined;
-  /** Requests one repair may make; default 400. */
-  maxRequests?: number | undefined;
-  /** A typed mirror's type: the gaps' other types are not stored; default all. */
-  bookingType?: BookingType | undefined;
 }
+
+/** Requests one repair may make. */
+const BUDGET = 400;
 
 /** How a repair ended: nothing missing, gaps filled, out of budget, or a shortfall it cannot place. */
 export type RepairEnd = "clean" | "repaired" | "budget" | "unplaced";
@@ -42,13 +41,13 @@ export async function repairMirror(
 ): Promise<RepairReport> {
   const { store, logger } = deps;
   const startRequests = counters.requests;
-  const budget = options.maxRequests ?? 400;
+  const spent = () => counters.requests - startRequests >= BUDGET;
   const report: RepairReport = { end: "clean", gaps: 0, repaired: 0, shortfall: 0 };
-  let total = options.sourceTotal ?? (await timeAt(deps, 0, counters)).total;
+  let total = options.sourceTotal ?? (await sourceTotal(deps, counters));
   for (;;) {
     report.shortfall = total - (await store.countAccounted());
     if (report.shortfall <= 0) return report;
-    if (counters.requests - startRequests >= budget) return { ...report, end: "budget" };
+    if (spent()) return { ...report, end: "budget" };
     const times = new Map<number, string | null>();
     const timeOf = async (position: number) => {
       const seen = await timeAt(deps, position, counters);
@@ -66,7 +65,6 @@ export async function repairMirror(
       return position + 1 < total && (times.get(position + 1) ?? (await timeOf(position + 1))) === at;
     };
     if (!(await deficit(total - 1))) return { ...report, end: "unplaced" };
-    const spent = () => counters.requests - startRequests >= budget;
     const search = { deficit, times, spent };
     const repaired = await findAndRead(deps, options, total - 1, search, counters);
     if (repaired === 0) return { ...report, end: spent() ? "budget" : "unplaced" };
@@ -95,7 +93,7 @@ interface Search {
  */
 async function findAndRead(
   deps: SyncDeps,
-  { pageSize, bookingType }: RepairOptions,
+  { pageSize }: RepairOptions,
   below: number,
   search: Search,
   counters: RunCounters,
@@ -113,13 +111,12 @@ async function findAndRead(
     const at = await timeOf(position);
     const tied = typeof at === "string" && position > 0 && (await timeOf(position - 1)) === at;
     if (!tied) {
-      await readGap(deps, position, { pageSize, bookingType }, counters);
+      await readGap(deps, position, pageSize, counters);
       if ((await accounted()) > before) break;
       lo = position;
       continue;
     }
-    const tie = { pageSize, bookingType, maxPages: 20 };
-    const read = await readTieRun(deps, { from: at, to: at }, tie, counters);
+    const read = await readTieRun(deps, { from: at, to: at }, { pageSize, maxPages: 20 }, counters);
     if ((await accounted()) > before || !read.complete || read.start === undefined) break;
     hi = read.start - 1;
   }
@@ -130,7 +127,7 @@ async function findAndRead(
 async function readGap(
   deps: SyncDeps,
   position: number,
-  { pageSize, bookingType }: Pick<RepairOptions, "pageSize" | "bookingType">,
+  pageSize: number,
   counters: RunCounters,
 ): Promise<void> {
   await walkList(
@@ -139,10 +136,10 @@ async function readGap(
       pageSize,
       from: { covered: position - (position % pageSize), total: null },
       async judge(page) {
-        const ids = ofType(page.records, bookingType).flatMap((r) => (r.ok ? [r.id] : []));
+        const ids = page.records.flatMap((r) => (r.ok ? [r.id] : []));
         return (await deps.store.absentIds(ids)).length === 0;
       },
-      onPage: (page) => saveListPage(deps, page, { bookingType }, counters),
+      onPage: (page) => saveListPage(deps, page, {}, counters),
     },
     counters,
   );
