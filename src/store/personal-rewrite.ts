@@ -24,11 +24,12 @@ export interface RewriteReport {
 }
 
 export interface RewriteOptions {
-  /** Rows per transaction; default 500. */
-  batchSize?: number;
   /** Told after each batch of bookings, with the bookings read so far. */
   onBatch?: (read: number) => void;
 }
+
+/** Rows per transaction. */
+const BATCH_SIZE = 500;
 
 interface BookingRow {
   id: string;
@@ -46,7 +47,6 @@ export async function rewritePersonalData(
   personal: PersonalData,
   options: RewriteOptions = {},
 ): Promise<RewriteReport> {
-  const batchSize = options.batchSize ?? 500;
   const columns = SUMMARY_COLUMNS.join(", ");
   const selectBookings = db.prepare<[string, number], BookingRow>(
     `SELECT id, ${columns}, summary_json, detail_json FROM bookings WHERE id > ? ORDER BY id LIMIT ?`,
@@ -64,7 +64,7 @@ export async function rewritePersonalData(
   const json = (text: string | null) => (text === null ? null : personal.recordJson(JSON.parse(text)));
 
   const bookingBatch = db.transaction((after: string): string | undefined => {
-    const rows = selectBookings.all(after, batchSize);
+    const rows = selectBookings.all(after, BATCH_SIZE);
     for (const row of rows) {
       const before = SUMMARY_COLUMNS.map((c) => row[c] as Param);
       const values = [...before];
@@ -94,7 +94,7 @@ export async function rewritePersonalData(
     "UPDATE OR REPLACE rejected_records SET raw_json = ?, raw_sha256 = ? WHERE id = ?",
   );
   const rejectBatch = db.transaction((after: number): number | undefined => {
-    const rows = selectRejects.all(after, batchSize);
+    const rows = selectRejects.all(after, BATCH_SIZE);
     for (const row of rows) {
       const raw: unknown = JSON.parse(row.raw_json);
       const stub: Reject = { ok: false, id: null, createdAt: null, reason: "", raw };
