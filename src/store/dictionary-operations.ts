@@ -2,8 +2,8 @@
  * The dictionary's operational tables: how the mirror was filled (`sync_runs`, `rejected_records`,
  * which analysts may read to judge it) and the worker's internal bookkeeping, which they should not.
  */
-import type { RelationEntry } from "./dictionary.js";
-import { described, worker } from "./dictionary-tables.js";
+import { described, type RelationEntry } from "./dictionary-entry.js";
+import { worker } from "./dictionary-tables.js";
 import * as schema from "./schema.js";
 
 const UTC = "UTC ISO 8601 text with milliseconds";

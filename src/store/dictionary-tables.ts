@@ -4,25 +4,10 @@
  * List Bookings' `data[]` (contract 2.2). Names, columns and their order are `tables.ts`'s: an entry
  * only says what each column means, keyed as the code names it.
  */
-import { getTableColumns, getTableName, type Table } from "drizzle-orm";
 import { TRACKED_COLUMNS } from "./changes.js";
-import type { ColumnEntry, RelationEntry } from "./dictionary.js";
+import { type ColumnEntry, described, type RelationEntry } from "./dictionary-entry.js";
 import { LABEL_KINDS } from "./labels.js";
 import * as schema from "./schema.js";
-
-/**
- * `table`'s entry under its name, its columns named and ordered as the database has them; a column
- * `tables.ts` adds and `entry` does not describe fails the typecheck.
- */
-export function described<T extends Table>(
-  table: T,
-  entry: { description: string; internal?: boolean; columns: Record<keyof T["$inferSelect"], ColumnEntry> },
-): [string, RelationEntry] {
-  const meanings: Record<string, ColumnEntry> = entry.columns;
-  const columns = Object.entries(getTableColumns(table)).map(([key, c]) => [c.name, meanings[key]]);
-  const { description, internal = false } = entry;
-  return [getTableName(table), { description, internal, columns: Object.fromEntries(columns) }];
-}
 
 /** A value the sync worker sets itself. */
 export const worker = (meaning: string): ColumnEntry => ({ meaning, source: "Worker" });

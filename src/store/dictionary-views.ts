@@ -3,7 +3,7 @@
  * column's entry, so the two cannot say different things.
  */
 import { type Column, getTableColumns, getTableName, type Table } from "drizzle-orm";
-import type { ColumnEntry, RelationEntry } from "./dictionary.js";
+import type { ColumnEntry, RelationEntry } from "./dictionary-entry.js";
 import { OPERATIONAL_TABLES } from "./dictionary-operations.js";
 import { BOOKING_TABLES } from "./dictionary-tables.js";
 import * as schema from "./schema.js";
