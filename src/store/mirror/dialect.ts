@@ -12,8 +12,8 @@ export interface Dialect {
   list(ids: readonly string[]): unknown;
   /** The later of two ISO 8601 UTC texts, compared byte by byte; null when either is. */
   later(a: string, b: string): string;
-  /** Most rows one multi-row INSERT of `width` values a row takes. */
-  rowsPerInsert(width: number): number;
+  /** Most rows one multi-row INSERT of `width` values a row takes; `upsert` when it updates on conflict. */
+  rowsPerInsert(width: number, upsert: boolean): number;
 }
 
 export const SQLITE: Dialect = {
@@ -23,7 +23,9 @@ export const SQLITE: Dialect = {
   list: (ids) => JSON.stringify(ids),
   later: (a, b) => `max(${a}, ${b})`,
   // A prepared statement per size: 64 rows keep them few, and far below SQLite's 32,766 variables.
-  rowsPerInsert: () => 64,
+  // An upsert goes row by row: SQLite copies a multi-row VALUES that updates on conflict into a
+  // temporary table first, which cost a backfill more CPU than it saved (docs/performance.md).
+  rowsPerInsert: (_width, upsert) => (upsert ? 1 : 64),
 };
 
 export const POSTGRES: Dialect = {

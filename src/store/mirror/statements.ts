@@ -41,7 +41,7 @@ export class Statements {
   ): Statement[] {
     const width = (rows[0]?.length ?? 0) + suffix.length;
     if (rows.length === 0) return [];
-    const per = this.dialect.rowsPerInsert(width);
+    const per = this.dialect.rowsPerInsert(width, tail.includes("DO UPDATE"));
     const out: Statement[] = [];
     for (let start = 0; start < rows.length; start += per) {
       const end = Math.min(rows.length, start + per);
