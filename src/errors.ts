@@ -61,6 +61,11 @@ export function coerceError(err: unknown): Error {
   return new Error(typeof err === "string" ? err : JSON.stringify(err), { cause: err });
 }
 
+/** A stop, or a failure the client retries: the run ends and the next one tries again, not a fault to step past. */
+export function isTransient(err: unknown): boolean {
+  return isAbortError(err) || (err instanceof ApiError && err.retryable);
+}
+
 /** True when the failure was an abort we asked for (shutdown), not a fault. */
 export function isAbortError(err: unknown): boolean {
   for (let e: unknown = err, depth = 0; e instanceof Error && depth < 10; e = e.cause, depth++) {

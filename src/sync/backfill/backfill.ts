@@ -6,10 +6,10 @@
  */
 import { emptyTotals, FEED_STREAMS, streamName, type WalkTotals } from "../feed/walk.js";
 import { type FillEvent, runFill } from "../fill/fill.js";
-import { type FillProgress, isFill, resumableProgress } from "../fill/progress.js";
+import { type FillProgress, isFill, newFill, resumableProgress } from "../fill/progress.js";
 import { syncStream } from "../fill/stream.js";
 import { checkDrift, sourceTotal } from "../list/drift.js";
-import type { BookingType, SyncDeps } from "../ports.js";
+import type { BookingType, Progress, SyncDeps } from "../ports.js";
 import { endRun, logEnd, type RunEnd, startRun } from "../run.js";
 
 export { FEED_STREAMS } from "../feed/walk.js";
@@ -51,7 +51,8 @@ export async function runBackfill(deps: SyncDeps, options: BackfillOptions = {})
   // The stream's one read this run: the fill is handed it, and keeps its checkpoint current.
   const state = await store.readStream(stream);
   if (options.mode === "restart" && state.walk !== null) {
-    await clearProgress(deps, stream);
+    deps.logger.info({ stream }, "backfill: discarding the unfinished fill's progress (--restart)");
+    await saveProgress(deps, { stream, value: null });
     state.walk = null;
   }
   const resumed = state.walk !== null;
@@ -61,8 +62,7 @@ export async function runBackfill(deps: SyncDeps, options: BackfillOptions = {})
   const run = { concurrency: options.concurrency ?? 4, onProgress: options.onProgress };
   // A filtered backfill's stream is its own: it has no checkpoint, and leaves the feed's alone.
   const checkpoint = () => (filtered ? null : state.checkpoint);
-  const spec = { kind: "backfill", stream, checkpointBefore: checkpoint(), counters: totals } as const;
-  const started = await startRun(deps, spec);
+  const started = await startRun(deps, { kind: "backfill", stream, checkpointBefore: checkpoint() });
   let failure: unknown;
   try {
     if (filtered) {
@@ -79,7 +79,9 @@ export async function runBackfill(deps: SyncDeps, options: BackfillOptions = {})
         await checkDrift(deps, started.id, totals);
         // The feed read every type: the typed streams are as complete as it is.
         const { checkpoint } = state;
-        if (checkpoint !== null) for (const s of FEED_STREAMS) await setCheckpoint(deps, s, checkpoint);
+        if (checkpoint !== null)
+          for (const s of FEED_STREAMS)
+            await saveProgress(deps, { stream: s, value: (await store.readStream(s)).walk, checkpoint });
       }
     }
   } catch (err) {
@@ -105,31 +107,12 @@ async function platformFill(
   totals: WalkTotals,
 ): Promise<FillProgress> {
   const pages = Math.ceil((await sourceTotal(deps, totals, sourcePlatform)) / pageSize);
-  return {
-    kind: "fill",
-    startedAt,
-    floor: null,
-    top: null,
-    sliceCount: 0,
-    slices: [],
-    details: { pageSize, pages, read: [], sourcePlatform },
-    pages: 0,
-    plannedPages: pages,
-    etaAt: null,
-    savedAt: startedAt,
-  };
+  const details = { pageSize, pages, read: [], sourcePlatform };
+  return newFill(startedAt, { floor: null, slices: [], details, plannedPages: pages });
 }
 
-async function clearProgress(deps: SyncDeps, stream: string): Promise<void> {
-  deps.logger.info({ stream }, "backfill: discarding the unfinished fill's progress (--restart)");
+/** Saves a stream's progress alone; the store never moves a checkpoint backwards. */
+async function saveProgress(deps: SyncDeps, progress: Progress): Promise<void> {
   const syncedAt = deps.clock.now().toISOString();
-  const progress = { stream, value: null };
   await deps.store.save({ source: "feed", records: [], rejects: [], syncedAt, progress });
-}
-
-/** Moves a feed stream's checkpoint up to `at` (the store never moves one backwards). */
-async function setCheckpoint(deps: SyncDeps, stream: string, at: string): Promise<void> {
-  const syncedAt = deps.clock.now().toISOString();
-  const progress = { stream, value: (await deps.store.readStream(stream)).walk, checkpoint: at };
-  await deps.store.save({ source: "feed", records: [], rejects: [], progress, syncedAt });
 }

@@ -5,7 +5,7 @@
  */
 
 import { setImmediate as nextTurn } from "node:timers/promises";
-import { ApiError, coerceError, isAbortError } from "../../errors.js";
+import { coerceError, isTransient } from "../../errors.js";
 import { countPage, zeroCounters } from "../counters.js";
 import { confirmFeedEnd } from "../list/feed-end.js";
 import { readTieRun, type TieRead, type TieWindow } from "../list/ties.js";
@@ -179,7 +179,7 @@ async function settleTie(
   } catch (err) {
     // A transient failure fails the sync, which resumes here; one no run can fix would fail every
     // sync, so the run is reported instead and the walk goes on.
-    if (isAbortError(err) || (err instanceof ApiError && err.retryable)) throw err;
+    if (isTransient(err)) throw err;
     read = { complete: false, why: `list-bookings failed: ${coerceError(err).message}` };
   }
   if (read.complete) {

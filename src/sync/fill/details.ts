@@ -4,7 +4,7 @@
  * read, so a booking can fall between two; those still without details are then read where their
  * position says they are (the way the repair finds a gap), and any left go to the everyday pass.
  */
-import { ApiError, coerceError, isAbortError } from "../../errors.js";
+import { ApiError, coerceError, isAbortError, isTransient } from "../../errors.js";
 import { countPage, zeroCounters } from "../counters.js";
 import { millisOf, shift } from "../feed/window.js";
 import { shapeProblem } from "../list/list-checks.js";
@@ -30,6 +30,15 @@ export async function readDetailPages(filling: Filling, details: FillDetails): P
       ? await deps.store.countAccounted(filling.state.floor === null ? null : millisOf(filling.state.floor))
       : Number.POSITIVE_INFINITY;
   const pages = Math.min(details.pages, Math.ceil(held / details.pageSize) + 1);
+  // Nothing of the details half is left: the stream's progress clears once no slice is left either.
+  const end = () =>
+    filling.commit(
+      (next) => {
+        next.details = null;
+      },
+      (progress) => saveListPage(deps, { records: [] }, extraOf(filling, progress), counts),
+      false,
+    );
   try {
     await runPool(
       unreadPages(details.read, pages),
@@ -53,25 +62,11 @@ export async function readDetailPages(filling: Filling, details: FillDetails): P
     // The list of one platform, or a mirror of one type, cannot place a booking by the mirror's count.
     if (details.sourcePlatform === undefined && filling.walk.bookingType === undefined)
       await readLeftovers(filling, details.pageSize, lastTotal, counts);
-    // Nothing of the details half is left: the stream's progress clears once no slice is left either.
-    await filling.commit(
-      (next) => {
-        next.details = null;
-      },
-      (progress) => saveListPage(deps, { records: [] }, extraOf(filling, progress), counts),
-      false,
-    );
+    await end();
   } catch (err) {
     // A details half that cannot be read must not keep the next run from the feed: the everyday
     // details pass reads what is left.
-    if (err instanceof ApiError && !isAbortError(err))
-      await filling.commit(
-        (next) => {
-          next.details = null;
-        },
-        (progress) => saveListPage(deps, { records: [] }, extraOf(filling, progress), counts),
-        false,
-      );
+    if (err instanceof ApiError && !isAbortError(err)) await end();
     throw err;
   } finally {
     for (const k of ["pages", "requests", "retries", "rejected", "inserted"] as const) totals[k] += counts[k];
@@ -158,7 +153,7 @@ async function tolerant<T>(filling: Filling, read: () => Promise<T>): Promise<T 
   try {
     return await read();
   } catch (err) {
-    if (isAbortError(err) || (err instanceof ApiError && err.retryable)) throw err;
+    if (isTransient(err)) throw err;
     filling.deps.logger.warn(
       { err: coerceError(err) },
       "fill: a details page could not be read; left for later",

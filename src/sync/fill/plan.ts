@@ -2,11 +2,11 @@
  * Planning a fill: probe the list for the times that split the bookings to read into slices of
  * equal count, and estimate the pages the whole fill takes.
  */
-import { ApiError, coerceError, isAbortError } from "../../errors.js";
+import { coerceError, isTransient } from "../../errors.js";
 import { timeAt } from "../list/positions.js";
 import { runPool } from "../pool.js";
 import type { RunCounters, SyncDeps } from "../ports.js";
-import type { FillProgress } from "./progress.js";
+import { type FillProgress, newFill } from "./progress.js";
 import { probePositions, sliceCount, slicesBetween } from "./slices.js";
 
 export interface PlanInput {
@@ -53,19 +53,9 @@ export async function planFill(
       { behind, slices: slices.length, detailsPages: listPages, floor },
       "the mirror is far behind the source: reading it in slices of time at once",
     );
-  return {
-    kind: "fill",
-    startedAt,
-    floor,
-    top: null,
-    sliceCount: slices.length,
-    slices,
-    details: listPages > 0 ? { pageSize, pages: listPages, read: [] } : null,
-    pages: 0,
-    plannedPages: Math.ceil(behind / pageSize) + positions.length + listPages,
-    etaAt: null,
-    savedAt: startedAt,
-  };
+  const details = listPages > 0 ? { pageSize, pages: listPages, read: [] } : null;
+  const plannedPages = Math.ceil(behind / pageSize) + positions.length + listPages;
+  return newFill(startedAt, { floor, slices, details, plannedPages });
 }
 
 /**
@@ -77,7 +67,7 @@ async function boundAt(deps: SyncDeps, position: number, counters: RunCounters):
   try {
     return (await timeAt(deps, position, counters)).at ?? null;
   } catch (err) {
-    if (isAbortError(err) || (err instanceof ApiError && err.retryable)) throw err;
+    if (isTransient(err)) throw err;
     deps.logger.warn(
       { position, err: coerceError(err) },
       "fill: a probe could not be read; its bound is left out",

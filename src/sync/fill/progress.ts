@@ -47,6 +47,15 @@ export interface FillProgress {
   savedAt: string;
 }
 
+/** A fill about to begin at `startedAt`: nothing of it finished yet. */
+export function newFill(
+  startedAt: string,
+  parts: Pick<FillProgress, "floor" | "slices" | "details" | "plannedPages"> & { pages?: number },
+): FillProgress {
+  const base = { kind: "fill", startedAt, top: null, pages: 0, etaAt: null, savedAt: startedAt } as const;
+  return { ...base, sliceCount: parts.slices.length, ...parts };
+}
+
 /** Whether a stream's saved progress is a fill (and not a single walk of an earlier version). */
 export function isFill(progress: unknown): progress is FillProgress {
   return (

@@ -9,7 +9,7 @@ import { sourceTotal } from "../list/drift.js";
 import type { StreamState, SyncDeps, WalkProgress } from "../ports.js";
 import { type FillRun, runFill } from "./fill.js";
 import { planFill } from "./plan.js";
-import { type FillProgress, isFill, resumableProgress } from "./progress.js";
+import { type FillProgress, isFill, newFill, resumableProgress } from "./progress.js";
 
 export interface StreamRun extends FillRun {
   /** Margin re-read below the checkpoint, ms. */
@@ -64,19 +64,13 @@ export async function syncStream(
 function resumable(saved: FillProgress | (WalkProgress & { cursor?: string | null })): FillProgress {
   if (isFill(saved)) return { ...saved, slices: saved.slices.map(walkOf) };
   const walk = walkOf(saved);
-  return {
-    kind: "fill",
-    startedAt: walk.startedAt,
+  return newFill(walk.startedAt, {
     floor: walk.floor,
-    top: null,
-    sliceCount: 1,
     slices: [walk],
     details: null,
-    pages: walk.pages,
     plannedPages: walk.pages,
-    etaAt: null,
-    savedAt: walk.startedAt,
-  };
+    pages: walk.pages,
+  });
 }
 
 function walkOf(saved: WalkProgress & { cursor?: string | null }): WalkProgress {

@@ -20,9 +20,10 @@ export interface EndOptions {
   pageSize: number;
   /** The stream's type: the list holds every type, so the others' bookings are no debt. */
   bookingType?: BookingType | undefined;
-  /** List pages read below the position at most; default 10. */
-  maxPages?: number | undefined;
 }
+
+/** List pages read below the position at most. */
+const MAX_PAGES = 10;
 
 /**
  * Looks for a booking the walk still owes: created at or before `upTo` (every booking when null, and
@@ -59,7 +60,7 @@ export async function confirmFeedEnd(
     {
       pageSize: options.pageSize,
       from: { covered: found.position - (found.position % options.pageSize), total: found.total },
-      maxPages: options.maxPages ?? 10,
+      maxPages: MAX_PAGES,
       async judge(page) {
         const ids = page.records.filter(owed).map((r) => r.id);
         debt = ids.length > 0 ? ((await deps.store.absentIds(ids))[0] ?? null) : null;
@@ -77,7 +78,7 @@ export async function confirmFeedEnd(
   if (end === "limit")
     return {
       complete: false,
-      why: `list-bookings holds more than ${options.maxPages ?? 10} pages ${where}, not read to the end`,
+      why: `list-bookings holds more than ${MAX_PAGES} pages ${where}, not read to the end`,
     };
   return { complete: true, why: `list-bookings holds no booking${type} ${where} the mirror lacks` };
 }

@@ -28,7 +28,7 @@ export interface ReconcileOptions {
   onPage?: ((event: { pages: number; bookings: number; upTo: string | null }) => void) | undefined;
   /**
    * Largest share of the bookings the pass judges that it marks missing, percent (0–100); past it
-   * nothing is marked and the marks are withheld. Default `DEFAULT_MAX_MISSING_PERCENT` (10).
+   * nothing is marked and the marks are withheld. Default `DEFAULT_MAX_MISSING_PERCENT`.
    */
   maxMissingPercent?: number | undefined;
   /** Marks every booking the pass did not find, past the share too: a person's decision. Default false. */
