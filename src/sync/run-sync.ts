@@ -225,10 +225,5 @@ function logRun(logger: SyncDeps["logger"], r: SyncReport): void {
     ...(r.drift ? { sourceTotal: r.drift.sourceTotal, localTotal: r.drift.localTotal } : {}),
     ...(r.repair?.gaps ? { gapsFound: r.repair.gaps, repaired: r.repair.repaired } : {}),
   };
-  const said = [
-    "sync finished",
-    "sync stopped before it finished; the next run resumes",
-    "sync failed",
-  ] as const;
-  logEnd(logger, r, fields, said);
+  logEnd(logger, "sync", r, fields);
 }

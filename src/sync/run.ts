@@ -82,23 +82,31 @@ export async function endRun(deps: RunStore, run: StartedRun, outcome: RunOutcom
   return { runId: run.id, status, error, checkpointAfter, startedAt: run.startedAt, finishedAt, durationMs };
 }
 
-/**
- * Logs how a run ended, with its counters and `fields`, in the words `said` has for each end (a
- * failure's adds the error's message); `level` is a success's.
- */
+/** What each kind's end says when it stopped, and when it failed. */
+const SAID = {
+  sync: { stopped: "the next run resumes", failed: "sync failed" },
+  backfill: { stopped: "run it again to resume", failed: "backfill failed" },
+  reconcile: {
+    stopped: "nothing was marked missing",
+    failed: "reconcile failed (nothing was marked missing)",
+  },
+} as const;
+
+/** Logs how a run ended, with its counters and `fields`; a `note` makes a success a warning. */
 export function logEnd(
   logger: Logger,
+  kind: keyof typeof SAID,
   r: RunCounters & Pick<RunEnd, "runId" | "status" | "error" | "durationMs">,
   fields: object,
-  said: readonly [success: string, aborted: string, failed: string],
-  level: "info" | "warn" = "info",
+  note?: string,
 ): void {
   const { runId, status, inserted, updated, unchanged, rejected, pages, requests, retries, durationMs } = r;
   const counts = { unchanged, rejected, pages, requests, retries, durationMs };
   const all = { runId, status, new: inserted, updated, ...counts, ...fields };
-  if (status === "success") logger[level](all, said[0]);
-  else if (status === "aborted") logger.warn(all, said[1]);
-  else logger.error({ ...all, err: r.error }, `${said[2]}: ${r.error?.message}`);
+  if (status === "success") logger[note ? "warn" : "info"](all, `${kind} finished${note ?? ""}`);
+  else if (status === "aborted")
+    logger.warn(all, `${kind} stopped before it finished; ${SAID[kind].stopped}`);
+  else logger.error({ ...all, err: r.error }, `${SAID[kind].failed}: ${r.error?.message}`);
 }
 
 /** Why the work was asked to stop, in the words of whoever aborted it. */

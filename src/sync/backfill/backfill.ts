@@ -89,12 +89,7 @@ export async function runBackfill(deps: SyncDeps, options: BackfillOptions = {})
   }
   const end = await endRun(deps, started, { counters: totals, failure, checkpointAfter: checkpoint() });
   const report: BackfillReport = { ...totals, ...end, stream, resumed };
-  const said = [
-    "backfill finished",
-    "backfill stopped before it finished; run it again to resume",
-    "backfill failed",
-  ] as const;
-  logEnd(deps.logger, report, { stream, checkpoint: report.checkpointAfter }, said);
+  logEnd(deps.logger, "backfill", report, { stream, checkpoint: report.checkpointAfter });
   return report;
 }
 

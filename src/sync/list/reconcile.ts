@@ -66,21 +66,10 @@ export async function runReconcile(deps: SyncDeps, options: ReconcileOptions): P
   }
   const { checkpointAfter: _, ...end } = await endRun(deps, run, { counters: totals, failure });
   const report: ReconcileReport = { ...totals, ...end, since, missing, withheld };
-  const decide =
-    withheld && `: ${withheldText(withheld)}; a person decides: \`booking-sync reconcile --apply-missing\``;
-  const stopped = "reconcile stopped before it finished; nothing was marked missing";
-  const said = [
-    `reconcile finished${decide || ""}`,
-    stopped,
-    "reconcile failed (nothing was marked missing)",
-  ] as const;
-  logEnd(
-    deps.logger,
-    report,
-    { since, missing, withheld: withheld?.count ?? 0 },
-    said,
-    decide ? "warn" : "info",
-  );
+  const note = withheld
+    ? `: ${withheldText(withheld)}; a person decides: \`booking-sync reconcile --apply-missing\``
+    : undefined;
+  logEnd(deps.logger, "reconcile", report, { since, missing, withheld: withheld?.count ?? 0 }, note);
   return report;
 }
 
