@@ -3,12 +3,12 @@ import type { Command } from "commander";
 import { ConfigError } from "../errors.js";
 import { runBackfill } from "../sync/backfill/backfill.js";
 import { runAsWriter, withExitCode } from "./command.js";
-import { withApiOptions } from "./options.js";
+import { refuseBookingType, withApiOptions, withConcurrency } from "./options.js";
 import { backfillSummary } from "./output.js";
 import { progressView } from "./progress.js";
 
 export function registerBackfill(program: Command): void {
-  withApiOptions(program.command("backfill"))
+  withConcurrency(withApiOptions(program.command("backfill")))
     .description(
       "load every booking with full details through list-bookings, pages fetched concurrently; " +
         "resumable after an interruption, correct while new bookings arrive",
@@ -17,7 +17,6 @@ export function registerBackfill(program: Command): void {
       "--source-platform <name>",
       "only bookings of this source platform (feed checkpoints are then left alone)",
     )
-    .option("--concurrency <n>", "HTTP requests in flight at once, 1-32 (SYNC_CONCURRENCY)")
     .option("--resume", "continue the unfinished backfill (the default when there is one)")
     .option("--restart", "discard the unfinished backfill's progress and start over")
     .addHelpText(
@@ -34,11 +33,7 @@ function checkFlags(flags: Record<string, unknown>): void {
       hint: "booking-sync backfill --restart   (or leave both out to resume when there is something to resume)",
     });
   }
-  if (flags.bookingType !== undefined && String(flags.bookingType).toUpperCase() !== "ALL") {
-    throw new ConfigError("backfill cannot filter by booking type: list-bookings has no such filter", {
-      hint: "booking-sync backfill   (or --source-platform web)",
-    });
-  }
+  refuseBookingType(flags, "backfill", "booking-sync backfill   (or --source-platform web)");
   if (flags.sourcePlatform !== undefined && String(flags.sourcePlatform).trim() === "") {
     throw new ConfigError('--source-platform = "" is not valid: expected a platform name such as web', {
       hint: "booking-sync backfill --source-platform web",

@@ -4,7 +4,7 @@ import { ConfigError } from "../errors.js";
 import { withheldText } from "../sync/list/missing-share.js";
 import { type ReconcileReport, runReconcile } from "../sync/list/reconcile.js";
 import { runAsWriter, withExitCode } from "./command.js";
-import { withApiOptions } from "./options.js";
+import { refuseBookingType, withApiOptions } from "./options.js";
 import { EXIT, reconcileSummary } from "./output.js";
 import { progressView } from "./progress.js";
 
@@ -49,11 +49,7 @@ export function parseSince(text: string, now: Date): string {
 async function reconcileAction(flags: Record<string, unknown>): Promise<number> {
   let since: string | null = null;
   const check = () => {
-    if (flags.bookingType !== undefined && String(flags.bookingType).toUpperCase() !== "ALL") {
-      throw new ConfigError("reconcile cannot filter by booking type: list-bookings has no such filter", {
-        hint: "booking-sync reconcile --since 7d",
-      });
-    }
+    refuseBookingType(flags, "reconcile", "booking-sync reconcile --since 7d");
     if (flags.since !== undefined) since = parseSince(String(flags.since), new Date());
   };
   return runAsWriter(

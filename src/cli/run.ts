@@ -2,11 +2,11 @@
 import type { Command } from "commander";
 import { startDaemon } from "../daemon/run.js";
 import { runAsWriter, withExitCode } from "./command.js";
-import { withApiOptions } from "./options.js";
+import { withApiOptions, withSyncOptions } from "./options.js";
 import { EXIT } from "./output.js";
 
 export function registerRun(program: Command): void {
-  withApiOptions(program.command("run"))
+  withSyncOptions(withApiOptions(program.command("run")), "after each sync,")
     .description(
       "sync on a schedule until SIGTERM (a first sync at once), serving a status page at GET /, " +
         "GET /healthz, /readyz, /metrics and POST /sync; waits while another process holds the database",
@@ -18,13 +18,6 @@ export function registerRun(program: Command): void {
     )
     .option("--http-port <port>", "port of the HTTP endpoint; 0 disables it (HTTP_PORT)")
     .option("--http-host <host>", "address the HTTP endpoint binds (HTTP_HOST)")
-    .option("--details", "after each sync, fill in full details of new bookings: the default (SYNC_DETAILS)")
-    .option("--no-details", "skip the details pass: summaries only, no list-bookings pages")
-    .option(
-      "--details-max-pages <n>",
-      "list-bookings pages one details pass may read (SYNC_DETAILS_MAX_PAGES)",
-    )
-    .option("--concurrency <n>", "HTTP requests in flight at once, 1-32 (SYNC_CONCURRENCY)")
     .action(withExitCode(runAction));
 }
 

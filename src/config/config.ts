@@ -100,6 +100,12 @@ export function loadConfig({
   return out as unknown as Config;
 }
 
+/** A feed sync's options as the settings give them: `booking-sync sync`'s and the daemon's. */
+export function syncSettings(config: Config) {
+  const { bookingType, pageSize, lookbackSeconds, details, detailsMaxPages, concurrency } = config;
+  return { bookingType, pageSize, lookbackSeconds, details, detailsMaxPages, concurrency };
+}
+
 /** Like loadConfig, but the API settings must be present (commands that talk to the API). */
 export function requireApi(config: Config): Config & { apiBaseUrl: string; apiToken: string } {
   if (!config.apiBaseUrl) {

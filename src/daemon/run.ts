@@ -3,7 +3,7 @@
  * specific when not, safe to kill at any moment.
  */
 import type { App } from "../app.js";
-import type { Config } from "../config/config.js";
+import { type Config, syncSettings } from "../config/config.js";
 import { streamName } from "../sync/feed/walk.js";
 import { errorText } from "./error-text.js";
 import { createHealth, fillReadiness, type Health } from "./health.js";
@@ -60,14 +60,7 @@ async function assemble(config: Config, app: DaemonApp, onFatal: (error: Error) 
     app,
     health,
     metrics,
-    sync: {
-      bookingType: config.bookingType,
-      pageSize: config.pageSize,
-      lookbackSeconds: config.lookbackSeconds,
-      details: config.details,
-      detailsMaxPages: config.detailsMaxPages,
-      concurrency: config.concurrency,
-    },
+    sync: syncSettings(config),
     reconcilePageSize: config.pageSize,
     reconcileMaxMissingPercent: config.reconcileMaxMissingPercent,
     // A token the API rejected on three runs in a row will not work on the fourth.
