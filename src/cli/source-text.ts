@@ -1,6 +1,6 @@
 /** The status lines of the mirror's source and of withheld missing marks, for a terminal and the page. */
 import { printable } from "../printable.js";
-import type { SourceState } from "../store/source-status.js";
+import type { SourceState } from "../store/status.js";
 import { type WithheldMarks, withheldText } from "../sync/list/missing-share.js";
 import type { SourceRecord } from "../sync/source.js";
 

@@ -16,15 +16,7 @@ export async function openMirror(database: Database, options: OpenOptions = {}):
   if (database.kind === "sqlite")
     return options.readonly ? openSqliteReader(database.path) : openStore(database.path, options);
   const { openPostgresStore } = await import("./postgres/store.js");
-  const { logger, batch, clock, personalData, readonly } = options;
-  return openPostgresStore(database.url, {
-    logger,
-    batch,
-    clock,
-    personalData,
-    readonly,
-    password: database.password,
-  });
+  return openPostgresStore(database.url, { ...options, password: database.password });
 }
 
 /** A SQLite file that is missing or lacks the tables is refused, saying where the mirror comes from. */

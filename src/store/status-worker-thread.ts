@@ -17,15 +17,9 @@ export type ThreadReply =
   | { id: number; rows: unknown[] }
   | { id: number; error: { message: string; code?: string | undefined } };
 
-/** What the thread is started with. */
-export interface ThreadData {
-  /** The SQLite file. */
-  path: string;
-}
-
 const port = parentPort;
 if (port) {
-  const { path } = workerData as ThreadData;
+  const { path } = workerData as { path: string };
   let db: Database.Database | undefined;
   port.on("message", (req: ThreadRequest) => {
     try {

@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import { wrapError } from "../errors.js";
 import { type MirrorReader, type Snapshot, sqliteDatabase } from "./snapshot.js";
-import type { ThreadData, ThreadReply, ThreadRequest } from "./status-worker-thread.js";
+import type { ThreadReply, ThreadRequest } from "./status-worker-thread.js";
 
 /** A `Snapshot` whose reads run off the event loop; `close` ends the thread (idempotent). */
 export type WorkerSnapshot = Snapshot & { close(): Promise<void> };
@@ -67,7 +67,7 @@ export function workerSnapshot(path: string): WorkerSnapshot {
 }
 
 function startThread(path: string, onGone: () => void): Thread {
-  const worker = spawn({ path });
+  const worker = spawn(path);
   const pending = new Map<number, { resolve: (rows: unknown[]) => void; reject: (err: Error) => void }>();
   let next = 0;
   let gone = false;
@@ -109,7 +109,8 @@ function startThread(path: string, onGone: () => void): Thread {
  * The thread, from `dist/` as compiled JavaScript; from the sources (vitest, tsx) through tsx, since
  * Node 20 loads no TypeScript in a worker and a worker inherits no `--import` of its parent.
  */
-function spawn(data: ThreadData): Worker {
+function spawn(path: string): Worker {
+  const data = { path };
   const ext = extname(fileURLToPath(import.meta.url));
   const entry = new URL(`./status-worker-thread${ext}`, import.meta.url);
   if (ext !== ".ts") return new Worker(entry, { workerData: data, ...threadFlags() });

@@ -4,10 +4,11 @@
  */
 import type Database from "better-sqlite3";
 import { DETAILS_STREAM } from "../sync/list/details.js";
+import { WITHHELD_STREAM, type WithheldMarks } from "../sync/list/missing-share.js";
+import { isSourceRecord, SOURCE_STREAM, type SourceRecord } from "../sync/source.js";
 import { type FailingStatus, failingOf, type SyncRunEnd } from "./failing.js";
 import { type FillStatus, fillStatus } from "./fill-status.js";
 import type { DatabaseStatus, MirrorReader } from "./snapshot.js";
-import { RECORD_STREAMS, readSourceState, type SourceState } from "./source-status.js";
 
 /** The mirror's state as of `at`; times are ISO 8601 UTC, ages whole seconds (never negative). */
 export interface Status {
@@ -36,11 +37,14 @@ export interface Status {
   rejects: number;
   /** The newest drift check (a run with `source_total`); null before the first. */
   drift: DriftStatus | null;
-  /** The source the mirror mirrors; null before the first command read it. */
-  source: SourceState["source"];
-  /** Missing marks a reconcile withheld until a person decides; null when none are. */
-  reconcileWithheld: SourceState["reconcileWithheld"];
+  /** The source the mirror mirrors; `unreadable` when this version did not write it (edited by hand). */
+  source: SourceRecord | { unreadable: true } | null;
+  /** Missing marks a reconcile withheld, waiting for `reconcile --apply-missing`; null when none are. */
+  reconcileWithheld: WithheldMarks | null;
 }
+
+/** What `status` shows of the source and of withheld marks. */
+export type SourceState = Pick<Status, "source" | "reconcileWithheld">;
 
 export interface StreamStatus {
   stream: string;
@@ -176,7 +180,8 @@ async function streams(db: MirrorReader, now: Date, bookings: Status["bookings"]
     `
     SELECT stream, checkpoint, progress_json AS "progressJson", updated_at AS "updatedAt"
     FROM sync_state WHERE stream NOT IN ($1, $2) ORDER BY stream`,
-    RECORD_STREAMS,
+    // Records rather than a walk's position: shown as the source and the withheld marks.
+    [SOURCE_STREAM, WITHHELD_STREAM],
   );
   return rows.map((r) => ({
     stream: r.stream,
@@ -225,6 +230,28 @@ async function drift(db: MirrorReader): Promise<DriftStatus | null> {
       source_total AS "sourceTotal", coalesce(local_total, 0) AS "localTotal"
     FROM sync_runs WHERE source_total IS NOT NULL ORDER BY id DESC LIMIT 1`);
   return row ? { ...row, difference: row.sourceTotal - row.localTotal } : null;
+}
+
+/** The two `sync_state` rows that hold records rather than a walk's position. */
+async function readSourceState(db: MirrorReader): Promise<SourceState> {
+  const rows = await db.all<{ stream: string; progress: string | null }>(
+    "SELECT stream, progress_json AS progress FROM sync_state WHERE stream IN ($1, $2)",
+    [SOURCE_STREAM, WITHHELD_STREAM],
+  );
+  const value = (stream: string): unknown => {
+    const text = rows.find((r) => r.stream === stream)?.progress;
+    if (!text) return null;
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      return undefined;
+    }
+  };
+  const source = value(SOURCE_STREAM);
+  return {
+    source: source === null ? null : isSourceRecord(source) ? source : { unreadable: true },
+    reconcileWithheld: (value(WITHHELD_STREAM) ?? null) as WithheldMarks | null,
+  };
 }
 
 /** Whole seconds from `iso` to `now`; null for no time. */

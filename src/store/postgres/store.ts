@@ -4,36 +4,22 @@
  */
 import type { Pool } from "pg";
 import { ConfigError, wrapError } from "../../errors.js";
-import type { Logger, TimerClock } from "../../sync/ports.js";
-import { type BatchRule, DEFAULT_BATCH } from "../batch.js";
+import { DEFAULT_BATCH } from "../batch.js";
 import { POSTGRES } from "../mirror/dialect.js";
 import { askPostgres, writePostgresPage } from "../mirror/execute.js";
 import type { Ask } from "../mirror/unlisted.js";
-import type { PersonalData } from "../personal-data.js";
+import type { OpenOptions } from "../open.js";
 import { MIRROR_TABLES } from "../status.js";
 import type { Mirror } from "../store.js";
-import { answering, type Promised, statusReads, storeSql } from "../store-reads.js";
+import { answering, statusReads, storeSql } from "../store-reads.js";
 import { createPool, redactUrl } from "./connect.js";
 import { takePostgresLease } from "./lease.js";
 import { migratePostgres } from "./migrate.js";
 import { openSession, type Session } from "./session.js";
 import { postgresSnapshot } from "./snapshot.js";
 
-export interface PostgresOptions {
-  logger?: Logger | undefined;
-  /** When saved pages commit; default 20 pages or 1 s, as in SQLite. */
-  batch?: BatchRule | undefined;
-  /** Times the batch's commit; default the system's. */
-  clock?: TimerClock | undefined;
-  personalData?: PersonalData | undefined;
-  /** The password, when it is not in the URL (read from a `_FILE` variable). */
-  password?: string | undefined;
-  /**
-   * Open for reading only (`booking-sync status`): nothing is created or migrated, a database
-   * without the mirror's tables is refused, and the writer's connection refuses writes. Default false.
-   */
-  readonly?: boolean | undefined;
-}
+/** As SQLite's, but for the file mode; and the password, when it is not in the URL (a `_FILE` variable). */
+export type PostgresOptions = Omit<OpenOptions, "mode"> & { password?: string | undefined };
 
 export interface PostgresStore extends Mirror {
   readonly backend: "postgres";
@@ -103,8 +89,8 @@ function assemble(pool: Pool, location: string, first: Session, options: Postgre
     pool,
     save: (page) => session.page((q) => writePostgresPage(q, page, currentRun, personalData)),
     flush: () => session.flush(),
-    ...(answering(SQL.reads, turn) as Promised<typeof SQL.reads>),
-    ...(answering(SQL.afterPages, afterPages) as Promised<typeof SQL.afterPages>),
+    ...answering(SQL.reads, turn),
+    ...answering(SQL.afterPages, afterPages),
     readProgress: (stream) => turn(SQL.readProgress(stream)),
     async startRun(run) {
       await session.reset();
