@@ -1,62 +1,29 @@
 /** Config is one pure function of flags and environment: flags over environment over defaults. */
 import { readFileSync } from "node:fs";
 import { isDeepStrictEqual } from "node:util";
+import type { z } from "zod";
 import { ConfigError } from "../errors.js";
-import type { BookingType } from "../sync/ports.js";
-import { type PERSONAL_DATA_MODES, readsExactly, SETTINGS, type Setting } from "./settings.js";
+import {
+  type PERSONAL_DATA_MODES,
+  readsExactly,
+  SETTINGS,
+  type Setting,
+  type SettingRow,
+} from "./settings.js";
 import { apiUrlProblem, maskUserinfo, postgresUrl } from "./transport.js";
 
-export interface Config {
-  /** Partner API base URL including /api/v2, without a trailing slash. */
-  apiBaseUrl: string | undefined;
-  /** Bearer token, from BOOKING_API_TOKEN or the file BOOKING_API_TOKEN_FILE names. */
-  apiToken: string | undefined;
-  /** Allow plain http to a host that is not loopback; default false. */
-  apiAllowInsecure: boolean;
-  /** SQLite file; default ./data/bookings.db. */
-  dbPath: string;
+/** Read from the table, then folded: token files into their tokens, the database settings into `database`. */
+type Folded = "apiTokenFile" | "triggerTokenFile" | "personalDataKeyFile" | "dbUrl" | "dbPasswordFile";
+
+/** One field per setting of the table (settings.ts says what each means), with its parsed type. */
+export type Config = {
+  [S in SettingRow as Exclude<S["key"], Folded>]:
+    | z.output<S["schema"]>
+    | (S["default"] extends undefined ? undefined : never);
+} & {
   /** Where the mirror is kept: `dbPath`'s file, or PostgreSQL when BOOKING_DB_URL (or `--db`) is a URL. */
   database: Database;
-  /** File mode of a new database (and its -wal/-shm): 0o600 (default), 0o640 or 0o644; written in octal. */
-  dbMode: number;
-  /** Feed scope; undefined syncs all bookings. */
-  bookingType: BookingType | undefined;
-  /** Bookings per request, 1–100; default 100. */
-  pageSize: number;
-  /** Margin re-read below the checkpoint, seconds; default 600. */
-  lookbackSeconds: number;
-  /** Timeout of one HTTP attempt, ms; default 30000. */
-  timeoutMs: number;
-  /** Retries after a failed attempt; default 5. */
-  maxRetries: number;
-  /** Largest response body read, MB (1 MB = 1,048,576 bytes), 1–1024; default 32. */
-  maxResponseMb: number;
-  /** Fill in details (booking type, packages, items) after a sync; default true. */
-  details: boolean;
-  /** list-bookings pages one details pass may read; default 50. */
-  detailsMaxPages: number;
-  /** HTTP requests in flight at once (SYNC_CONCURRENCY, or BACKFILL_CONCURRENCY), 1–32; default `DEFAULT_CONCURRENCY`. */
-  concurrency: number;
-  /** Personal fields of senders and receivers: "keep" (default), "hash" or "drop" (store/personal-data.ts). */
-  personalData: PersonalDataMode;
-  /** Key of the hashes (HMAC-SHA256), from SYNC_PERSONAL_DATA_KEY or its _FILE; plain SHA-256 when undefined. */
-  personalDataKey: string | undefined;
-  logLevel: "trace" | "debug" | "info" | "warn" | "error" | "fatal" | "silent";
-  /** Cron expression of the daemon's syncs; default every minute. */
-  schedule: string;
-  /** Cron expression of the daemon's reconcile passes; off when undefined. */
-  reconcileSchedule: string | undefined;
-  /** Most bookings one reconcile marks missing, percent of those it judges (0–100); default 10. */
-  reconcileMaxMissingPercent: number;
-  /** Port of the daemon's HTTP endpoint; 0 disables; default 8080. */
-  httpPort: number;
-  /** Address the HTTP endpoint binds; default 127.0.0.1. */
-  httpHost: string;
-  /** /readyz turns unready when the last success is older, seconds; undefined = 3 schedule periods. */
-  readyMaxAgeSeconds: number | undefined;
-  /** Secret POST /sync requires (TRIGGER_TOKEN or _FILE); when undefined, open on loopback only. */
-  triggerToken: string | undefined;
-}
+};
 
 export type Database =
   | { kind: "sqlite"; path: string }

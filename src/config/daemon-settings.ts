@@ -4,7 +4,7 @@ import { DEFAULT_MAX_MISSING_PERCENT } from "../sync/list/missing-share.js";
 import type { Setting } from "./setting.js";
 import { cronExpr, int, percent } from "./values.js";
 
-export const DAEMON_SETTINGS: readonly Setting[] = [
+export const DAEMON_SETTINGS = [
   {
     key: "schedule",
     env: "SYNC_SCHEDULE",
@@ -80,4 +80,4 @@ export const DAEMON_SETTINGS: readonly Setting[] = [
     accepts: "a path to a file holding the trigger token",
     help: "read the trigger token from this file (container secrets)",
   },
-];
+] as const satisfies readonly Setting[];

@@ -15,7 +15,7 @@ export const PERSONAL_DATA_MODES = ["keep", "hash", "drop"] as const;
 /** Where the mirror is: all that a command which only reads it reads, so no other setting stops it. */
 export const MIRROR_SETTINGS = ["dbPath", "dbUrl", "dbPasswordFile"] as const;
 
-export const SETTINGS: readonly Setting[] = [
+const TABLE = [
   {
     key: "apiBaseUrl",
     env: "BOOKING_API_BASE_URL",
@@ -214,4 +214,7 @@ export const SETTINGS: readonly Setting[] = [
     help: "log level",
   },
   ...DAEMON_SETTINGS,
-];
+] as const satisfies readonly Setting[];
+/** The rows as written, each with its own types: `Config` is derived from them. */
+export type SettingRow = (typeof TABLE)[number];
+export const SETTINGS: readonly Setting[] = TABLE;
