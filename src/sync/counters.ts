@@ -15,11 +15,11 @@ export function countFailedAttempts(counters: Pick<RunCounters, "requests" | "re
   counters.retries += attempts - 1;
 }
 
+/** What a read costs: pages, and the requests (retries among them) they took. */
+export type ReadCounts = Pick<RunCounters, "pages" | "requests" | "retries">;
+
 /** A page read: one more page, and the attempts it took. */
-export function countPage(
-  counters: Pick<RunCounters, "pages" | "requests" | "retries">,
-  attempts: number,
-): void {
+export function countPage(counters: ReadCounts, attempts: number): void {
   counters.pages++;
   counters.requests += attempts;
   counters.retries += attempts - 1;

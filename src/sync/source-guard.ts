@@ -10,7 +10,7 @@
  */
 import { ApiError, coerceError, findCause } from "../errors.js";
 import { FEED_STREAMS } from "./feed/walk.js";
-import { cursorFor } from "./feed/window.js";
+import { cursorFor, maxOf } from "./feed/window.js";
 import type { Checked, Clock, Logger, PartnerApi, SyncStore } from "./ports.js";
 import {
   addressMismatch,
@@ -19,7 +19,6 @@ import {
   idsOf,
   isSourceRecord,
   SOURCE_STREAM,
-  type SourceBooking,
   SourceMismatchError,
   type SourceRecord,
   sameAddress,
@@ -104,7 +103,7 @@ export async function checkSource(
   const remembered = await readSourceRecord(o.store);
   const sameSource = remembered !== null && sameAddress(remembered.baseUrl, o.baseUrl);
   // A mirror without bookings has nothing to protect: it takes the source it is pointed at.
-  if (remembered !== null && !sameSource && (await holdsBookings(o.store)))
+  if (remembered !== null && !sameSource && (await o.store.countAccounted()) > 0)
     throw addressMismatch(remembered, o.baseUrl);
   const records = await first();
   if (remembered === null) return recognise(api, o, signal, records);
@@ -113,14 +112,15 @@ export async function checkSource(
     return;
   }
   if ((await vouch(o.store, records, remembered)) !== "none") return;
-  const near = (await api.fetchRecent({ limit: PROBE_LIMIT, cursor: newestCursor(remembered) }, signal))
-    .records;
+  // The next millisecond after the newest remembered booking serves the remembered ones first.
+  const cursor = cursorFor(maxOf(remembered.bookings.map((b) => b.at)));
+  const near = (await api.fetchRecent({ limit: PROBE_LIMIT, cursor }, signal)).records;
   const byNear = await vouch(o.store, near, remembered);
   if (byNear === "remembered") return;
   if (byNear === "known") return reanchor(o, remembered, near);
   const oldest = await oldestPage(api, signal);
   if ((await vouch(o.store, oldest, remembered)) !== "none") return reanchor(o, remembered, oldest);
-  if (!(await holdsBookings(o.store))) return learn(o, records, null);
+  if ((await o.store.countAccounted()) === 0) return learn(o, records, null);
   throwIfServedNone([records, near, oldest]);
   throw bookingsMismatch(remembered, o.baseUrl);
 }
@@ -216,23 +216,12 @@ async function vouch(
   return absent.length < ids.length ? "known" : "none";
 }
 
-/** The cursor that serves the remembered bookings first: the next millisecond after the newest. */
-function newestCursor(r: SourceRecord): string | undefined {
-  const newest = r.bookings.reduce<string | null>((m, b) => (m === null || b.at > m ? b.at : m), null);
-  return cursorFor(newest);
-}
-
 /** The source's oldest bookings: list-bookings' last page, found from its first. */
 async function oldestPage(api: PartnerApi, signal: AbortSignal | undefined): Promise<Records> {
   const head = await api.listBookings({ page: 1, pageSize: OLDEST_PAGE }, signal);
   const last = head.totalPages;
   if (!Number.isSafeInteger(last) || last <= 1) return head.records;
   return (await api.listBookings({ page: last, pageSize: OLDEST_PAGE }, signal)).records;
-}
-
-/** Whether the mirror holds bookings the source still served when last seen (not marked missing). */
-async function holdsBookings(store: SourceStore): Promise<boolean> {
-  return (await store.countAccounted()) > 0;
 }
 
 /** Remembers the configured source by the page's oldest bookings; keeps `kept`'s start when given. */
@@ -253,7 +242,7 @@ async function learn(o: SourceGuardOptions, records: Records, kept: SourceRecord
 
 /** The remembered bookings are gone, but the source serves bookings the mirror holds: remember those. */
 async function reanchor(o: SourceGuardOptions, remembered: SourceRecord, records: Records): Promise<void> {
-  const bookings: SourceBooking[] = fingerprintOf(await heldOf(o.store, records));
+  const bookings = fingerprintOf(await heldOf(o.store, records));
   if (bookings.length === 0) return;
   o.logger.warn(
     { gone: remembered.bookings.map((b) => b.id), now: bookings.map((b) => b.id) },

@@ -5,6 +5,7 @@
  */
 import { ConfigError } from "../errors.js";
 import { printable } from "../printable.js";
+import type { Timed } from "./feed/window.js";
 import type { Awaitable, Checked, SyncStore, UpsertCounts } from "./ports.js";
 
 /** The `sync_state` stream that holds the mirror's `SourceRecord`. */
@@ -13,18 +14,12 @@ export const SOURCE_STREAM = "source";
 /** Bookings a mirror remembers its source by. */
 export const FINGERPRINT_SIZE = 3;
 
-/** A booking the source served: its `_id` and its `createdAt` at full precision. */
-export interface SourceBooking {
-  id: string;
-  at: string;
-}
-
 /** What the mirror remembers of its source (`sync_state`, stream `source`, as JSON). */
 export interface SourceRecord {
   /** The API's address: origin and path, without query or trailing slash (`sourceAddress`). */
   baseUrl: string;
-  /** A few consecutive bookings it served, oldest first; empty until a command reads one. */
-  bookings: SourceBooking[];
+  /** A few consecutive bookings it served (`_id`, full-precision `createdAt`), oldest first; empty until a command reads one. */
+  bookings: Timed[];
   /** When the mirror began mirroring this source (ISO): its first command, or `adopt-source`. */
   since: string;
 }
@@ -59,8 +54,8 @@ export function sameAddress(a: string, b: string): boolean {
 }
 
 /** The `FINGERPRINT_SIZE` oldest valid bookings of a page, oldest first; empty for a page without one. */
-export function fingerprintOf(records: readonly Checked<unknown>[]): SourceBooking[] {
-  const valid: SourceBooking[] = [];
+export function fingerprintOf(records: readonly Checked<unknown>[]): Timed[] {
+  const valid: Timed[] = [];
   for (const r of records) if (r.ok) valid.push({ id: r.id, at: r.at });
   valid.sort((x, y) => (x.at < y.at ? -1 : x.at > y.at ? 1 : 0));
   return valid.slice(0, FINGERPRINT_SIZE);

@@ -36,7 +36,7 @@ export async function readDetailPages(filling: Filling, details: FillDetails): P
       (next) => {
         next.details = null;
       },
-      (progress) => saveListPage(deps, { records: [] }, extraOf(filling, progress), counts),
+      saveWith(filling, { records: [] }, counts),
       false,
     );
   try {
@@ -54,7 +54,7 @@ export async function readDetailPages(filling: Filling, details: FillDetails): P
           (next) => {
             next.details = { ...details, read: addPage(next.details?.read ?? details.read, page) };
           },
-          (progress) => saveListPage(deps, res ?? { records: [] }, extraOf(filling, progress), counts),
+          saveWith(filling, res ?? { records: [] }, counts),
         );
       },
       deps.signal,
@@ -73,8 +73,11 @@ export async function readDetailPages(filling: Filling, details: FillDetails): P
   }
 }
 
-function extraOf(filling: Filling, progress: Progress) {
-  return { progress, bookingType: filling.walk.bookingType };
+/** Saves `page` with the fill's state as the stream's progress. */
+function saveWith(filling: Filling, page: Pick<ListPage, "records">, counts: RunCounters) {
+  const { deps, walk } = filling;
+  return (progress: Progress) =>
+    saveListPage(deps, page, { progress, bookingType: walk.bookingType }, counts);
 }
 
 /**
@@ -126,12 +129,7 @@ async function readLeftovers(
       filling.run.concurrency,
       async (page) => {
         const res = await tolerant(filling, () => readPage(filling, page, { pageSize }, counts));
-        if (res)
-          await filling.commit(
-            () => {},
-            (progress) => saveListPage(deps, res, extraOf(filling, progress), counts),
-            false,
-          );
+        if (res) await filling.commit(() => {}, saveWith(filling, res, counts), false);
       },
       deps.signal,
     );

@@ -5,47 +5,106 @@
  * read it to show how far a fill has got and when it should end.
  */
 import { z } from "zod";
-import type { Anchor } from "../feed/window.js";
+import { instantOf } from "../feed/window.js";
 
-/** Pages of list-bookings read for details, as inclusive runs `[from, to]`. */
-export type PageRuns = Array<[from: number, to: number]>;
+const instant = z.string().min(1);
+const anchor = z.object({ at: instant, ids: z.array(z.string()) }).nullable();
 
-/** The details half of a fill: every list-bookings page of the source as it was when the fill began. */
-export interface FillDetails {
-  /** Bookings per page. */
-  pageSize: number;
-  /** Pages to read: the list's page count when the fill planned them. */
-  pages: number;
-  /** Pages read and saved so far. */
-  read: PageRuns;
-  /** Only this source platform's pages (a filtered backfill); absent for all. */
-  sourcePlatform?: string | undefined;
-}
+const walkShape = z.object({
+  /** When the walk started (ISO); the checkpoint never moves past it. */
+  startedAt: instant,
+  /**
+   * Where the walk starts, and starts over when the source will not confirm its position: null for
+   * the newest booking, a slice's upper bound in a fill (fill/slices.ts). Absent in older saves: null.
+   */
+  ceiling: instant.nullable().optional(),
+  /** The walk is done once a page reaches below this instant; null walks to the end of the feed. */
+  floor: instant.nullable(),
+  /**
+   * Every booking created at or before this instant may still be unread; null starts from the
+   * newest. Not the server's cursor: the request's cursor is derived from it (see feed/window.ts).
+   */
+  upTo: instant.nullable(),
+  /** Bookings at `upTo` the next page must serve again, proving the position; null when none is owed. */
+  anchor,
+  /** Where to go back to if the next page does not serve the anchor again. */
+  fallback: anchor,
+  /** Newest valid createdAt seen by this walk (an instant), the checkpoint it will record. */
+  top: instant.nullable(),
+  /** Pages read so far by this walk, across resumes. */
+  pages: z.number().int().nonnegative(),
+});
 
-export interface FillProgress {
+/** Where an unfinished walk stands; saved with each page so a restart resumes. */
+export type WalkProgress = z.infer<typeof walkShape>;
+
+/**
+ * A walk as any version saved it, read as this version's: an earlier one saved a millisecond `cursor`
+ * for `upTo`, millisecond times, and no anchor.
+ */
+const savedWalk = walkShape
+  .extend({
+    upTo: instant.nullable().optional(),
+    cursor: instant.nullable().optional(),
+    anchor: anchor.optional(),
+    fallback: anchor.optional(),
+  })
+  .transform((saved): WalkProgress => {
+    const upTo = saved.upTo ?? saved.cursor ?? null;
+    return {
+      startedAt: saved.startedAt,
+      ceiling: saved.ceiling ?? null,
+      floor: saved.floor === null ? null : instantOf(saved.floor),
+      upTo: upTo === null ? null : instantOf(upTo),
+      anchor: saved.anchor ?? null,
+      fallback: saved.fallback ?? null,
+      top: saved.top === null ? null : instantOf(saved.top),
+      pages: saved.pages,
+    };
+  });
+
+const fillShape = z.object({
   /** Tells a fill from a single walk saved by an earlier version (a bare `WalkProgress`). */
-  kind: "fill";
+  kind: z.literal("fill"),
   /** When the fill began (ISO); its checkpoint never moves past it. */
-  startedAt: string;
+  startedAt: instant,
   /** Where the walk stops: the old checkpoint minus the lookback; null reads the whole feed. */
-  floor: string | null;
+  floor: instant.nullable(),
   /** Newest createdAt (an instant) the slices already finished saw: the checkpoint's candidate. */
-  top: string | null;
+  top: instant.nullable(),
   /** Slices planned when the fill began. */
-  sliceCount: number;
+  sliceCount: z.number().int().nonnegative(),
   /** The unfinished slices, newest first: each a walk from its `upTo` down to its `floor`. */
-  slices: WalkProgress[];
-  /** The details pages, or null when the fill reads no details. */
-  details: FillDetails | null;
+  slices: z.array(savedWalk),
+  /** The details pages (every list-bookings page of the source as it was when the fill began), or null. */
+  details: z
+    .object({
+      /** Bookings per page. */
+      pageSize: z.number().int().min(1).max(100),
+      /** Pages to read: the list's page count when the fill planned them. */
+      pages: z.number().int().nonnegative(),
+      /** Pages read and saved so far, as inclusive runs `[from, to]`. */
+      read: z.array(z.tuple([z.number().int(), z.number().int()])),
+      /** Only this source platform's pages (a filtered backfill); absent for all. */
+      sourcePlatform: z.string().optional(),
+    })
+    .nullable(),
   /** Requests' pages read so far (feed and list), across resumes. */
-  pages: number;
+  pages: z.number().int().nonnegative(),
   /** Pages the whole fill should take, as estimated when it planned them. */
-  plannedPages: number;
+  plannedPages: z.number().int().nonnegative(),
   /** When the fill should end at the rate of the current run (ISO); null until it can tell. */
-  etaAt: string | null;
+  etaAt: instant.nullable(),
   /** When this state was saved (ISO). */
-  savedAt: string;
-}
+  savedAt: instant,
+});
+
+/** A fill as this version keeps it (older saves' slices read as this version's walks). */
+export type FillProgress = z.output<typeof fillShape>;
+/** The details half of a fill. */
+export type FillDetails = NonNullable<FillProgress["details"]>;
+/** Pages of list-bookings read for details, as inclusive runs `[from, to]`. */
+export type PageRuns = FillDetails["read"];
 
 /** A fill about to begin at `startedAt`: nothing of it finished yet. */
 export function newFill(
@@ -63,75 +122,16 @@ export function isFill(progress: unknown): progress is FillProgress {
   );
 }
 
-/** Where an unfinished walk stands; saved with each page so a restart resumes. */
-export interface WalkProgress {
-  /** When the walk started (ISO); the checkpoint never moves past it. */
-  startedAt: string;
-  /** The walk is done once a page reaches below this instant; null walks to the end of the feed. */
-  floor: string | null;
-  /**
-   * Where the walk starts, and starts over when the source will not confirm its position: null for
-   * the newest booking, a slice's upper bound in a fill (fill/slices.ts). Absent in older saves: null.
-   */
-  ceiling?: string | null | undefined;
-  /**
-   * Every booking created at or before this instant may still be unread; null starts from the
-   * newest. Not the server's cursor: the request's cursor is derived from it (see feed/window.ts).
-   */
-  upTo: string | null;
-  /** Bookings at `upTo` the next page must serve again, proving the position; null when none is owed. */
-  anchor: Anchor | null;
-  /** Where to go back to if the next page does not serve the anchor again. */
-  fallback: Anchor | null;
-  /** Newest valid createdAt seen by this walk (an instant), the checkpoint it will record. */
-  top: string | null;
-  /** Pages read so far by this walk, across resumes. */
-  pages: number;
-}
-
-const instant = z.string().min(1);
-const anchor = z.object({ at: instant, ids: z.array(z.string()) }).nullable();
-const slice = z.object({
-  startedAt: instant,
-  ceiling: instant.nullable().optional(),
-  floor: instant.nullable(),
-  upTo: instant.nullable().optional(),
-  anchor: anchor.optional(),
-  fallback: anchor.optional(),
-  top: instant.nullable(),
-  pages: z.number().int().nonnegative(),
-});
-const fillShape = z.object({
-  kind: z.literal("fill"),
-  startedAt: instant,
-  floor: instant.nullable(),
-  top: instant.nullable(),
-  sliceCount: z.number().int().nonnegative(),
-  slices: z.array(slice),
-  details: z
-    .object({
-      pageSize: z.number().int().min(1).max(100),
-      pages: z.number().int().nonnegative(),
-      read: z.array(z.tuple([z.number().int(), z.number().int()])),
-      sourcePlatform: z.string().optional(),
-    })
-    .nullable(),
-  pages: z.number().int().nonnegative(),
-  plannedPages: z.number().int().nonnegative(),
-  etaAt: instant.nullable(),
-  savedAt: instant,
-});
-
 /**
- * A saved progress as a walk can resume it: a fill of this version, a single walk of an earlier one
- * (its own form), or null for anything else (edited by hand, another version's): the checkpoint has
+ * A saved progress as a walk can resume it, read as this version's: a fill, a single walk of an
+ * earlier version, or null for anything else (edited by hand, another version's): the checkpoint has
  * not moved, so starting over loses nothing. Two slices with one ceiling would share one position.
  */
 export function resumableProgress(saved: unknown): FillProgress | WalkProgress | null {
   if (saved === null || typeof saved !== "object") return null;
-  if (!("kind" in saved)) return slice.safeParse(saved).success ? (saved as WalkProgress) : null;
+  if (!("kind" in saved)) return savedWalk.safeParse(saved).data ?? null;
   const parsed = fillShape.safeParse(saved);
   if (!parsed.success) return null;
-  const ceilings = new Set(parsed.data.slices.map((s) => s.ceiling ?? null));
-  return ceilings.size === parsed.data.slices.length ? (saved as FillProgress) : null;
+  const ceilings = new Set(parsed.data.slices.map((s) => s.ceiling));
+  return ceilings.size === parsed.data.slices.length ? parsed.data : null;
 }

@@ -60,29 +60,9 @@ export async function syncStream(
   await runFill(deps, walk, run, plan, totals, stream);
 }
 
-/** A saved fill, or a single walk an earlier version saved (a millisecond `cursor`, no anchor) as one. */
-function resumable(saved: FillProgress | (WalkProgress & { cursor?: string | null })): FillProgress {
-  if (isFill(saved)) return { ...saved, slices: saved.slices.map(walkOf) };
-  const walk = walkOf(saved);
-  return newFill(walk.startedAt, {
-    floor: walk.floor,
-    slices: [walk],
-    details: null,
-    plannedPages: walk.pages,
-    pages: walk.pages,
-  });
-}
-
-function walkOf(saved: WalkProgress & { cursor?: string | null }): WalkProgress {
-  const upTo = saved.upTo ?? saved.cursor ?? null;
-  return {
-    startedAt: saved.startedAt,
-    ceiling: saved.ceiling ?? null,
-    floor: saved.floor === null ? null : instantOf(saved.floor),
-    upTo: upTo === null ? null : instantOf(upTo),
-    anchor: saved.anchor ?? null,
-    fallback: saved.fallback ?? null,
-    top: saved.top === null ? null : instantOf(saved.top),
-    pages: saved.pages,
-  };
+/** A saved fill, or a single walk an earlier version saved as one. */
+function resumable(saved: FillProgress | WalkProgress): FillProgress {
+  if (isFill(saved)) return saved;
+  const { startedAt, floor, pages } = saved;
+  return newFill(startedAt, { floor, slices: [saved], details: null, plannedPages: pages, pages });
 }

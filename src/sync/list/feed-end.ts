@@ -3,8 +3,9 @@
  * every page, the last (empty) one too: one page cannot tell that from bookings withheld, so the list,
  * which pages by position, is asked whether it holds a booking (of the stream's type) the mirror lacks.
  */
+import type { ReadCounts } from "../counters.js";
 import { millisOf } from "../feed/window.js";
-import type { BookingType, ListPage, RunCounters, SyncDeps, SyncStore } from "../ports.js";
+import type { BookingType, ListPage, SyncDeps, SyncStore } from "../ports.js";
 import { isOfType } from "./booking-type.js";
 import { walkList } from "./list-walk.js";
 import { locate } from "./ties.js";
@@ -37,7 +38,7 @@ export async function confirmFeedEnd(
   deps: SyncDeps<Pick<SyncStore, "absentIds">>,
   upTo: string | null,
   options: EndOptions,
-  counters: Pick<RunCounters, "pages" | "requests" | "retries">,
+  counters: ReadCounts,
 ): Promise<EndCheck> {
   const bound = upTo === null ? null : millisOf(upTo);
   const where = bound === null ? "at all" : `created at or before ${bound}`;

@@ -3,13 +3,12 @@
  * the repair; the caller stores each page and says when the walk has gone far enough.
  */
 import { setImmediate as nextTurn } from "node:timers/promises";
-import { addCounts, countPage } from "../counters.js";
+import { addCounts, countPage, type ReadCounts } from "../counters.js";
 import type {
   Awaitable,
   BookingType,
   ListPage,
   PageWrite,
-  RunCounters,
   SyncDeps,
   SyncStore,
   UpsertCounts,
@@ -62,7 +61,7 @@ interface Pending {
 export async function walkList(
   deps: SyncDeps<unknown>,
   options: ListWalkOptions,
-  counters: Pick<RunCounters, "pages" | "requests" | "retries">,
+  counters: ReadCounts,
 ): Promise<{ end: WalkEnd; position: ListPosition }> {
   let position = options.from ?? START;
   let reads = 0;

@@ -3,8 +3,8 @@
  * the total, and a binary search over such probes finds tie runs (ties.ts) and gaps (repair.ts).
  */
 
-import { countPage } from "../counters.js";
-import type { RunCounters, SyncDeps } from "../ports.js";
+import { countPage, type ReadCounts } from "../counters.js";
+import type { SyncDeps } from "../ports.js";
 import { shapeProblem } from "./list-checks.js";
 
 /** What one probe saw: the list's total, and the booking at the position (undefined past the end). */
@@ -17,11 +17,7 @@ export interface Probe {
 }
 
 /** Reads the booking at `position` (0-based, newest first) with a page of one. */
-export async function probe(
-  deps: SyncDeps<unknown>,
-  position: number,
-  counters: Pick<RunCounters, "pages" | "requests" | "retries">,
-): Promise<Probe> {
+export async function probe(deps: SyncDeps<unknown>, position: number, counters: ReadCounts): Promise<Probe> {
   const page = await deps.api.listBookings({ page: position + 1, pageSize: 1 }, deps.signal);
   countPage(counters, page.attempts);
   // A probe that is not the one booking asked for would send every search astray.
@@ -38,7 +34,7 @@ const NULL_PROBES = 3;
 export async function timeAt(
   deps: SyncDeps<unknown>,
   position: number,
-  counters: Pick<RunCounters, "pages" | "requests" | "retries">,
+  counters: ReadCounts,
 ): Promise<Probe> {
   let seen: Probe = { total: 0, createdAt: undefined };
   for (let p = position; p <= position + NULL_PROBES; p++) {

@@ -6,6 +6,8 @@
  */
 
 import { createHash } from "node:crypto";
+import type { ReadCounts } from "../counters.js";
+import type { Timed } from "../feed/window.js";
 import type { BookingType, ListPage, RunCounters, SyncDeps, SyncStore } from "../ports.js";
 import type { ListPosition } from "./list-position.js";
 import { saveListPage, type WalkEnd, walkList } from "./list-walk.js";
@@ -13,7 +15,7 @@ import { bisect, timeAt } from "./positions.js";
 
 /** Whether `readTie` read a whole run (where it starts, the booking below it if vouched for), or why not. */
 export type TieRead =
-  | { complete: true; start?: number | undefined; below?: { id: string; at: string } | undefined }
+  | { complete: true; start?: number | undefined; below?: Timed | undefined }
   | { complete: false; why: string };
 
 /** The milliseconds of a tie run (`from` to `to`, both included) and the ids the feed served in it. */
@@ -56,7 +58,8 @@ export async function readTieRun(
   const run: RunSeen = { seen: new Set() };
   // Start on the page holding the booking just above the run.
   let start = Math.max(0, found.position - 1);
-  let pagesLeft = options.maxPages ?? TIE_MAX_PAGES;
+  const bound = options.maxPages ?? TIE_MAX_PAGES;
+  let pagesLeft = bound;
   for (;;) {
     const covered = start - (start % options.pageSize);
     const pass = await readPass(
@@ -68,7 +71,7 @@ export async function readTieRun(
       counters,
     );
     pagesLeft -= pass.reads;
-    if (!pass.landedInside) return verdict(options, found.position, pass, run);
+    if (!pass.landedInside) return verdict(options, bound, found.position, pass, run);
     if (pagesLeft <= 0)
       return { complete: false, why: "the run's start was not found within the page bound" };
     const page = covered / options.pageSize + 1;
@@ -85,7 +88,7 @@ interface RunSeen {
   seen: Set<string>;
   first?: Mark;
   last?: Mark;
-  below?: { id: string; at: string } | undefined;
+  below?: Timed | undefined;
 }
 
 interface Pass {
@@ -125,7 +128,7 @@ async function readPass(
         }
         // By place, not by any one record's date: the newer ones lead the page, the older ones
         // trail it, so a record dated off its place in the middle decides nothing.
-        const newerOnes = leading(page, (t) => t > to);
+        const newerOnes = leading(page.records, (t) => t > to);
         if (reads === 1 && at.covered > 0 && newerOnes === 0) {
           landedInside = true;
           return true;
@@ -134,7 +137,7 @@ async function readPass(
         // The run starts on the first page not made only of newer bookings.
         if (run.first === undefined && newerOnes < page.records.length)
           run.first = { position: pageStart + newerOnes, total: page.total };
-        const olderOnes = trailing(page, (t) => t < from);
+        const olderOnes = leading([...page.records].reverse(), (t) => t < from);
         if (!step.contiguous || olderOnes === 0) return false;
         run.last = { position: pageStart + page.records.length - olderOnes, total: page.total };
         run.below = firstBelow(page, from, bookingType);
@@ -151,13 +154,16 @@ async function readPass(
 }
 
 /** Whether the reads met the whole run. */
-function verdict(options: TieOptions, start: number, pass: Pass, run: RunSeen): TieRead {
+function verdict(
+  { known = [] }: TieOptions,
+  bound: number,
+  start: number,
+  pass: Pass,
+  run: RunSeen,
+): TieRead {
   if (pass.end === "limit")
-    return {
-      complete: false,
-      why: `the run is longer than the page bound (${options.maxPages ?? TIE_MAX_PAGES})`,
-    };
-  const unmet = (options.known ?? []).filter((id) => !run.seen.has(id));
+    return { complete: false, why: `the run is longer than the page bound (${bound})` };
+  const unmet = known.filter((id) => !run.seen.has(id));
   if (unmet.length > 0)
     return {
       complete: false,
@@ -177,11 +183,7 @@ function verdict(options: TieOptions, start: number, pass: Pass, run: RunSeen): 
 }
 
 /** The newest booking below the run, if the next record agrees with its place: the feed's next anchor. */
-function firstBelow(
-  page: ListPage,
-  from: string,
-  bookingType: BookingType | undefined,
-): { id: string; at: string } | undefined {
+function firstBelow(page: ListPage, from: string, bookingType: BookingType | undefined): Timed | undefined {
   // A typed feed serves only its own type.
   const records = page.records.filter((r) => !bookingType || (r.ok && r.record.type === bookingType));
   const i = records.findIndex((r) => r.createdAt !== null && r.createdAt < from);
@@ -206,21 +208,10 @@ function keyOf(r: ListPage["records"][number]): string | null {
   }
 }
 
-/** How many records lead the page whose createdAt passes `test`. */
-function leading(page: ListPage, test: (t: string) => boolean): number {
-  const k = page.records.findIndex((r) => r.createdAt === null || !test(r.createdAt));
-  return k === -1 ? page.records.length : k;
-}
-
-/** How many records trail the page whose createdAt passes `test`. */
-function trailing(page: ListPage, test: (t: string) => boolean): number {
-  let n = 0;
-  for (let i = page.records.length - 1; i >= 0; i--) {
-    const t = page.records[i]?.createdAt;
-    if (t === null || t === undefined || !test(t)) break;
-    n++;
-  }
-  return n;
+/** How many of `records` lead them whose createdAt passes `test`. */
+function leading(records: ListPage["records"], test: (t: string) => boolean): number {
+  const k = records.findIndex((r) => r.createdAt === null || !test(r.createdAt));
+  return k === -1 ? records.length : k;
 }
 
 /**
@@ -230,8 +221,8 @@ function trailing(page: ListPage, test: (t: string) => boolean): number {
 export async function locate(
   deps: SyncDeps<unknown>,
   at: string,
-  counters: Pick<RunCounters, "pages" | "requests" | "retries">,
-): Promise<{ position: number; total: number } | null> {
+  counters: ReadCounts,
+): Promise<Mark | null> {
   let total = 0;
   const atOrBefore = async (position: number) => {
     const seen = await timeAt(deps, position, counters);
