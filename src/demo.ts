@@ -5,6 +5,7 @@
 import { rmSync } from "node:fs";
 import { runAsReader, runAsWriter } from "./cli/command.js";
 import { syncSummary } from "./cli/output.js";
+import { syncSettings } from "./config/config.js";
 import { startSimulator } from "./simulator/index.js";
 import { runSync } from "./sync/run-sync.js";
 
@@ -35,12 +36,7 @@ async function demo(): Promise<number> {
       { api: true },
       async ({ app, config, signal }) => {
         // An empty mirror is far behind: the cold run fills it in slices of time at once, with details.
-        const options = {
-          pageSize: config.pageSize,
-          lookbackSeconds: config.lookbackSeconds,
-          details: true,
-          concurrency: config.concurrency,
-        };
+        const options = { ...syncSettings(config), details: true };
         const deps = { ...app, signal };
         const cold = await runSync(deps, options);
         say(`cold:        ${syncSummary(cold)}`);

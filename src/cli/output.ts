@@ -14,14 +14,10 @@ export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
 
 /** One line: what changed, what it cost, where the checkpoint is. */
 export function syncSummary(r: SyncReport): string {
-  const retries = r.retries ? ` (${r.retries} ${r.retries === 1 ? "retry" : "retries"})` : "";
-  const rejects = r.rejected ? `, ${r.rejected} rejected` : "";
   const read = r.tiesRead.length ? `, ${r.tiesRead.length} tie run(s) read through list-bookings` : "";
   const ties = `${read}${r.tieOverflows.length ? `, ${r.tieOverflows.length} tie overflow(s) logged` : ""}`;
-  const head = r.status === "success" ? "sync" : `sync ${r.status.toUpperCase()}`;
   return printable(
-    `${head} ${r.stream}: ${r.inserted} new, ${r.updated} updated, ${r.unchanged} unchanged${rejects}${ties}` +
-      ` · ${plural(r.pages, "page")}, ${plural(r.requests, "request")}${retries} · ${seconds(r.durationMs)}` +
+    `${head("sync", r)} ${r.stream}: ${changed(r)}${ties} · ${cost(r)} · ${seconds(r.durationMs)}` +
       ` · checkpoint ${r.checkpointAfter ?? "none"}` +
       (r.details ? ` · ${detailsPart(r.details)}` : "") +
       (r.drift ? ` · source ${r.drift.sourceTotal} / mirror ${r.drift.localTotal}` : "") +
@@ -38,9 +34,6 @@ function detailsPart(d: DetailsReport): string {
 
 /** One line for a backfill: what changed, what it cost, what the re-reads did. */
 export function backfillSummary(r: BackfillReport): string {
-  const head = r.status === "success" ? "backfill" : `backfill ${r.status.toUpperCase()}`;
-  const retries = r.retries ? ` (${r.retries} ${r.retries === 1 ? "retry" : "retries"})` : "";
-  const rejects = r.rejected ? `, ${r.rejected} rejected` : "";
   const rate =
     r.durationMs > 0 ? Math.round(((r.inserted + r.updated + r.unchanged) * 1000) / r.durationMs) : 0;
   // A stopped run is followed by the line that says how to resume; a refusal by what to fix.
@@ -48,24 +41,40 @@ export function backfillSummary(r: BackfillReport): string {
   if (r.status === "success") next = ` · checkpoint ${r.checkpointAfter ?? "unchanged (filtered)"}`;
   else if (r.status === "failed" && rerunMayFix(r.error)) next = " · run it again to resume";
   return printable(
-    `${head} ${r.stream}${r.resumed ? " (resumed)" : ""}: ${r.inserted} new, ${r.updated} updated, ` +
-      `${r.unchanged} unchanged${rejects} · ${plural(r.pages, "page")}, ${plural(r.requests, "request")}${retries}` +
+    `${head("backfill", r)} ${r.stream}${r.resumed ? " (resumed)" : ""}: ${changed(r)} · ${cost(r)}` +
       ` · ${seconds(r.durationMs)}, ${rate} bookings/s${next}`,
   );
 }
 
 /** One line for a reconcile: what changed and what went missing. */
 export function reconcileSummary(r: ReconcileReport): string {
-  const head = r.status === "success" ? "reconcile" : `reconcile ${r.status.toUpperCase()}`;
-  const retries = r.retries ? ` (${r.retries} ${r.retries === 1 ? "retry" : "retries"})` : "";
-  const rejects = r.rejected ? `, ${r.rejected} rejected` : "";
   let missing = r.status === "success" ? `, ${r.missing} newly missing` : ", nothing marked missing";
   if (r.withheld) missing = `, nothing marked missing (${r.withheld.count} withheld)`;
   return printable(
-    `${head} ${r.since ? `since ${r.since}` : "all"}: ${r.inserted} new, ${r.updated} updated, ` +
-      `${r.unchanged} unchanged${rejects}${missing} · ${plural(r.pages, "page")}, ${plural(r.requests, "request")}${retries}` +
+    `${head("reconcile", r)} ${r.since ? `since ${r.since}` : "all"}: ${changed(r)}${missing} · ${cost(r)}` +
       ` · ${seconds(r.durationMs)}`,
   );
+}
+
+type Counts = Pick<
+  SyncReport,
+  "status" | "inserted" | "updated" | "unchanged" | "rejected" | "pages" | "requests" | "retries"
+>;
+
+/** The command's word, with how it ended when that was not a success: `sync FAILED`. */
+function head(word: string, r: Pick<Counts, "status">): string {
+  return r.status === "success" ? word : `${word} ${r.status.toUpperCase()}`;
+}
+
+/** What a run changed: every summary's counts. */
+function changed(r: Counts): string {
+  return `${r.inserted} new, ${r.updated} updated, ${r.unchanged} unchanged${r.rejected ? `, ${r.rejected} rejected` : ""}`;
+}
+
+/** What a run cost the API. */
+function cost(r: Counts): string {
+  const retries = r.retries ? ` (${r.retries} ${r.retries === 1 ? "retry" : "retries"})` : "";
+  return `${plural(r.pages, "page")}, ${plural(r.requests, "request")}${retries}`;
 }
 
 export function seconds(ms: number): string {
