@@ -19,8 +19,8 @@ import type { PersonalData } from "./personal-data.js";
 import { applyPragmas, BUSY_TIMEOUT_MS, emptyWal } from "./pragmas.js";
 import { sqliteSnapshot } from "./snapshot.js";
 import { workerSnapshot } from "./status-worker.js";
-import type { Store } from "./store.js";
-import { type Answered, answering, statusReads, storeSql } from "./store-reads.js";
+import type { AtOnce, Store } from "./store.js";
+import { answering, type Either, statusReads, storeSql } from "./store-reads.js";
 
 /** Resolved from this file, so it works from `src/` (vitest), `dist/` (tsc) and a Docker image alike. */
 const MIGRATIONS = fileURLToPath(new URL("../../drizzle", import.meta.url));
@@ -30,7 +30,7 @@ export interface OpenOptions {
   logger?: Logger | undefined;
   /** Open for reading only: nothing is created or migrated, and writes fail. Default false. */
   readonly?: boolean | undefined;
-  /** When saved pages commit; default `DEFAULT_BATCH` (20 pages or 1 s). */
+  /** When saved pages commit; default `DEFAULT_BATCH`. */
   batch?: BatchRule | undefined;
   /** Times the batch's commit; default the system's. */
   clock?: TimerClock | undefined;
@@ -159,8 +159,8 @@ function assemble(
     },
     flush: () => pages.flush(),
     save: (page) => pages.page(() => writeSqlitePage(statements, page, currentRun, personalData)),
-    ...(answering(SQL.reads, ask) as Answered<typeof SQL.reads>),
-    ...(answering(SQL.afterPages, afterPages) as Answered<typeof SQL.afterPages>),
+    ...(answering(SQL.reads, ask) as AtOnce<Either<typeof SQL.reads>>),
+    ...(answering(SQL.afterPages, afterPages) as AtOnce<Either<typeof SQL.afterPages>>),
     readProgress: <T>(stream: string) => ask(SQL.readProgress<T>(stream)),
     startRun: (r) => {
       pages.commit();

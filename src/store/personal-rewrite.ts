@@ -54,13 +54,7 @@ export async function rewritePersonalData(
   const updateBooking = db.prepare(
     `UPDATE bookings SET ${SUMMARY_COLUMNS.map((c) => `${c} = ?`).join(", ")}, summary_json = ?, detail_json = ? WHERE id = ?`,
   );
-  const report: RewriteReport = {
-    bookings: 0,
-    bookingsRewritten: 0,
-    rejectsRewritten: 0,
-    hashed: { plain: 0, keyed: 0 },
-    walEmptied: false,
-  };
+  const report = { bookings: 0, bookingsRewritten: 0, rejectsRewritten: 0 };
   const json = (text: string | null) => (text === null ? null : personal.recordJson(JSON.parse(text)));
 
   const bookingBatch = db.transaction((after: string): string | undefined => {
@@ -109,11 +103,10 @@ export async function rewritePersonalData(
     after = rejectBatch.immediate(after);
     await yieldToTimers();
   }
-  report.hashed = countHashed(db);
+  const hashed = countHashed(db);
   db.exec("VACUUM");
   const [checkpoint] = db.pragma("wal_checkpoint(TRUNCATE)") as Array<{ busy: number }>;
-  report.walEmptied = checkpoint?.busy === 0;
-  return report;
+  return { ...report, hashed, walEmptied: checkpoint?.busy === 0 };
 }
 
 function countHashed(db: Database.Database): { plain: number; keyed: number } {

@@ -182,34 +182,17 @@ export function childValues(id: string, r: FullBooking): { packages: Param[][]; 
   for (let position = 0; position < list.length; position++) {
     const p = list[position] as (typeof list)[number];
     const d = p.packageDimension;
+    const dimension = [d?.length, d?.width, d?.height, d?.weight, d?.price];
     packages.push([
       id,
       position,
-      v(p._id),
-      v(p.actualWeight),
-      v(d?.length),
-      v(d?.width),
-      v(d?.height),
-      v(d?.weight),
-      v(d?.price),
-      v(p.predefinedDimension),
-      v(p.multiple),
+      ...[p._id, p.actualWeight, ...dimension, p.predefinedDimension, p.multiple].map(v),
     ]);
     const contents = p.items ?? [];
     for (let i = 0; i < contents.length; i++) {
       const it = contents[i] as (typeof contents)[number];
-      const itemId = it._id ?? it.id;
-      items.push([
-        id,
-        position,
-        i,
-        v(itemId),
-        v(it.name),
-        v(it.hsCode),
-        v(it.quantity),
-        v(it.price),
-        v(it.excludePackingList),
-      ]);
+      const fields = [it._id ?? it.id, it.name, it.hsCode, it.quantity, it.price, it.excludePackingList];
+      items.push([id, position, i, ...fields.map(v)]);
     }
   }
   return { packages, items };

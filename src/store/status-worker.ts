@@ -16,10 +16,7 @@ export type WorkerSnapshot = Snapshot & { close(): Promise<void> };
 
 type Request = ThreadRequest extends infer R ? (R extends { id: number } ? Omit<R, "id"> : never) : never;
 
-interface Thread {
-  call(req: Request): Promise<unknown[]>;
-  close(): Promise<void>;
-}
+type Thread = ReturnType<typeof startThread>;
 
 /**
  * Snapshots of the file at `path`, one after another (the thread's connection holds one transaction
@@ -66,7 +63,7 @@ export function workerSnapshot(path: string): WorkerSnapshot {
   return Object.assign(snapshot, { close });
 }
 
-function startThread(path: string, onGone: () => void): Thread {
+function startThread(path: string, onGone: () => void) {
   const worker = spawn(path);
   const pending = new Map<number, { resolve: (rows: unknown[]) => void; reject: (err: Error) => void }>();
   let next = 0;
@@ -90,7 +87,7 @@ function startThread(path: string, onGone: () => void): Thread {
   worker.on("error", (err) => fail(wrapError(`status reads of ${path}: the worker thread failed`, err)));
   worker.on("exit", (code) => fail(new Error(`status reads of ${path}: the worker thread exited (${code})`)));
   return {
-    call: (req) =>
+    call: (req: Request) =>
       new Promise<unknown[]>((resolve, reject) => {
         if (gone) return reject(new Error(`status reads of ${path}: the worker thread has ended`));
         const id = ++next;

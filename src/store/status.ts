@@ -148,13 +148,13 @@ async function lastSuccess(db: MirrorReader, now: Date): Promise<Status["lastSuc
   return row ? { ...row, ageSeconds: ageSeconds(row.finishedAt, now) as number } : null;
 }
 
+// The newest failed runs the streak's same-error count reads; a longer outage counts in SQL.
+const FAILING_ROWS = 100;
+
 /**
  * The failing streak as `failingOf` judges it, over the sync runs since the newest success: the rule
  * ends a streak at every success, so the runs before it cannot change the result.
  */
-// The newest failed runs the streak's same-error count reads; a longer outage counts in SQL.
-const FAILING_ROWS = 100;
-
 async function failing(db: MirrorReader): Promise<FailingStatus | null> {
   const since = `kind = 'sync' AND id > coalesce(
     (SELECT max(id) FROM sync_runs WHERE kind = 'sync' AND status = 'success'), 0)`;

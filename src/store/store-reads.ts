@@ -51,11 +51,6 @@ export type Either<S> = {
   [K in keyof S]: S[K] extends (...a: infer A) => Ask<infer T> ? (...a: A) => Awaitable<T> : never;
 };
 
-/** `asks` as methods whose answers come at once (SQLite). */
-export type Answered<S> = {
-  [K in keyof S]: S[K] extends (...a: infer A) => Ask<infer T> ? (...a: A) => T : never;
-};
-
 /** Each of `asks` as a method that executes its statement through `answer`. */
 export function answering<S extends Asks>(asks: S, answer: (ask: Ask<unknown>) => unknown): Either<S> {
   const methods = Object.entries(asks).map(([name, ask]) => [

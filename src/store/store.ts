@@ -30,7 +30,7 @@ export function isSqlite(mirror: Mirror): mirror is Store {
 }
 
 /** A mirror's methods as SQLite serves them: every answer at once. */
-type AtOnce<S> = {
+export type AtOnce<S> = {
   [K in keyof S]: S[K] extends (...args: infer A) => Awaitable<infer R> ? (...args: A) => R : S[K];
 };
 

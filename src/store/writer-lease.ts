@@ -24,7 +24,7 @@ export interface LeaseHolder {
 export interface WriterLeaseOptions {
   clock: Clock;
   logger: Logger;
-  /** Lease lifetime without renewal, ms; renewed every third of it. Default 60_000 (SQLite), 15_000 (PostgreSQL). */
+  /** Lease lifetime without renewal, ms; renewed every third of it. Default the database's (`LeaseKeeper.ttlMs`). */
   ttlMs?: number;
   /** Called if a renewal finds the lease lost (this process stalled past its expiry, or lost its connection). */
   onLost?: () => void;

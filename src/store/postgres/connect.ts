@@ -39,15 +39,14 @@ export function redactUrl(url: string | URL): string {
   return parsed.toString();
 }
 
-export interface PoolOptions {
-  /** Replaces the URL's password, e.g. one read from a `_FILE` variable; default the URL's. */
-  password?: string | undefined;
-  /** Connections at most; default `DEFAULT_POOL_SIZE`. */
-  max?: number | undefined;
-}
-
-/** A pool of connections to the database at `url`; nothing connects until the first query. */
-export function createPool(url: string | URL, options: PoolOptions = {}): pg.Pool {
+/**
+ * A pool of connections to the database at `url`; nothing connects until the first query. `password`
+ * replaces the URL's (one read from a `_FILE` variable); `max` connections, default `DEFAULT_POOL_SIZE`.
+ */
+export function createPool(
+  url: string | URL,
+  options: { password?: string | undefined; max?: number } = {},
+): pg.Pool {
   const target = new URL(url);
   // Set in the URL, since pg lets the connection string's (even empty) password win over `password`.
   if (options.password !== undefined) target.password = encodeURIComponent(options.password);
