@@ -50,13 +50,11 @@ export function loadConfig({
   const out: Record<string, unknown> = {};
   for (const setting of SETTINGS)
     out[setting.key] = only?.includes(setting.key) === false ? setting.default : resolve(setting, flags, env);
-  out.apiToken = resolveToken(API_TOKEN, out.apiToken, out.apiTokenFile, readFile);
-  out.triggerToken = resolveToken(TRIGGER_TOKEN, out.triggerToken, out.triggerTokenFile, readFile);
-  delete out.apiTokenFile;
-  delete out.triggerTokenFile;
   const keyFile = out.personalDataKeyFile as string | undefined;
-  out.personalDataKey = resolveToken(PERSONAL_DATA_KEY, out.personalDataKey, keyFile, readFile);
-  delete out.personalDataKeyFile;
+  for (const key of ["apiToken", "triggerToken", "personalDataKey"]) {
+    out[key] = resolveToken(key, `${key}File`, out[key], out[`${key}File`], readFile);
+    delete out[`${key}File`];
+  }
   checkPersonalData(out.personalData, out.personalDataKey, keyFile, flags);
   // `--db` wins over BOOKING_DB_URL, as every flag over the environment.
   const named = flags.db !== undefined ? (out.dbPath as string) : ((out.dbUrl as string) ?? out.dbPath);
@@ -146,7 +144,7 @@ export function sqliteFile(config: Pick<Config, "database">, command: string, in
 function database(named: string, passwordFile: unknown, readFile: (p: string) => string): Database {
   const postgres = postgresUrl(named) ? named.trim() : undefined;
   if (postgres === undefined) return { kind: "sqlite", path: named };
-  const password = resolveToken(DB_PASSWORD, undefined, passwordFile, readFile);
+  const password = resolveToken("dbUrl", "dbPasswordFile", undefined, passwordFile, readFile);
   if (password !== undefined && /^[^/]*\/\/[^/@]*:[^/@]*@/.test(postgres)) {
     throw new ConfigError("the PostgreSQL URL holds a password and BOOKING_DB_PASSWORD_FILE is set", {
       hint: "keep the password in one place: remove it from the URL, or unset BOOKING_DB_PASSWORD_FILE",
@@ -155,18 +153,10 @@ function database(named: string, passwordFile: unknown, readFile: (p: string) =>
   return { kind: "postgres", url: postgres, password };
 }
 
-/** A secret given either in a variable or in a file another variable names. */
-interface TokenSource {
-  token: string;
-  file: string;
+/** The variable that sets the setting `key`. */
+function envOf(key: string): string {
+  return SETTINGS.find((s) => s.key === key)?.env ?? key;
 }
-const API_TOKEN: TokenSource = { token: "BOOKING_API_TOKEN", file: "BOOKING_API_TOKEN_FILE" };
-const TRIGGER_TOKEN: TokenSource = { token: "TRIGGER_TOKEN", file: "TRIGGER_TOKEN_FILE" };
-const DB_PASSWORD: TokenSource = { token: "BOOKING_DB_URL", file: "BOOKING_DB_PASSWORD_FILE" };
-const PERSONAL_DATA_KEY: TokenSource = {
-  token: "SYNC_PERSONAL_DATA_KEY",
-  file: "SYNC_PERSONAL_DATA_KEY_FILE",
-};
 
 export type PersonalDataMode = (typeof PERSONAL_DATA_MODES)[number];
 
@@ -191,7 +181,15 @@ function checkPersonalData(
   }
 }
 
-function resolveToken(names: TokenSource, token: unknown, file: unknown, readFile: (p: string) => string) {
+/** A secret given either in the variable of setting `key` or in a file the variable of `fileKey` names. */
+function resolveToken(
+  key: string,
+  fileKey: string,
+  token: unknown,
+  file: unknown,
+  readFile: (p: string) => string,
+) {
+  const names = { token: envOf(key), file: envOf(fileKey) };
   if (token && file) {
     throw new ConfigError(`both ${names.token} and ${names.file} are set`, {
       hint: "unset one of them",
