@@ -204,23 +204,19 @@ function streamNote(stream: string, bookings: Status["bookings"]): string | null
 }
 
 async function recentRuns(db: MirrorReader): Promise<RunStatus[]> {
-  const rows = await db.all<Omit<RunStatus, "durationSeconds">>(
+  // The duration is selected empty where the interface has it, so `--json` prints keys in that order.
+  const rows = await db.all<RunStatus>(
     `
     SELECT id, kind, stream, status, started_at AS "startedAt", finished_at AS "finishedAt",
-      bookings_new AS new, bookings_updated AS updated, bookings_unchanged AS unchanged, rejects, error
+      NULL AS "durationSeconds", bookings_new AS new, bookings_updated AS updated,
+      bookings_unchanged AS unchanged, rejects, error
     FROM sync_runs ORDER BY id DESC LIMIT $1`,
     [STATUS_RUNS],
   );
-  // Keys in the interface's order: `--json` prints them as built.
-  return rows.map(({ id, kind, stream, status, startedAt, finishedAt, ...counts }) => ({
-    id,
-    kind,
-    stream,
-    status,
-    startedAt,
-    finishedAt,
-    durationSeconds: finishedAt === null ? null : (Date.parse(finishedAt) - Date.parse(startedAt)) / 1000,
-    ...counts,
+  return rows.map((r) => ({
+    ...r,
+    durationSeconds:
+      r.finishedAt === null ? null : (Date.parse(r.finishedAt) - Date.parse(r.startedAt)) / 1000,
   }));
 }
 
