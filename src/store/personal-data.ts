@@ -43,12 +43,10 @@ const COLUMN_KINDS: Readonly<Record<string, ValueKind>> = {
 /** The typed columns that hold personal values. */
 export const PERSONAL_COLUMNS: readonly string[] = Object.keys(COLUMN_KINDS);
 /** Positions of those columns in `SUMMARY_COLUMNS`. */
-const PERSONAL_POSITIONS: ReadonlyArray<readonly [index: number, kind: ValueKind]> = SUMMARY_COLUMNS.flatMap(
-  (column, index) => {
-    const kind = COLUMN_KINDS[column];
-    return kind ? [[index, kind] as const] : [];
-  },
-);
+const PERSONAL_POSITIONS = SUMMARY_COLUMNS.flatMap((column, index) => {
+  const kind = COLUMN_KINDS[column];
+  return kind ? [[index, kind] as const] : [];
+});
 
 /**
  * Where personal values sit in a booking (either view): a field (and how its value is normalised) or

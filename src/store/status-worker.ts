@@ -11,9 +11,6 @@ import { wrapError } from "../errors.js";
 import { type MirrorReader, type Snapshot, sqliteDatabase } from "./snapshot.js";
 import type { ThreadReply, ThreadRequest } from "./status-worker-thread.js";
 
-/** A `Snapshot` whose reads run off the event loop; `close` ends the thread (idempotent). */
-export type WorkerSnapshot = Snapshot & { close(): Promise<void> };
-
 type Request = ThreadRequest extends infer R ? (R extends { id: number } ? Omit<R, "id"> : never) : never;
 
 type Thread = ReturnType<typeof startThread>;
@@ -21,9 +18,10 @@ type Thread = ReturnType<typeof startThread>;
 /**
  * Snapshots of the file at `path`, one after another (the thread's connection holds one transaction
  * at a time, and two page views may overlap), each a read transaction on the thread's own read-only
- * connection: it sees what is committed and never meets the writer's open batch.
+ * connection: it sees what is committed and never meets the writer's open batch. Its reads run off
+ * the event loop; `close` ends the thread (idempotent).
  */
-export function workerSnapshot(path: string): WorkerSnapshot {
+export function workerSnapshot(path: string): Snapshot & { close(): Promise<void> } {
   let thread: Thread | undefined;
   let closed = false;
   let tail: Promise<unknown> = Promise.resolve();
