@@ -6,9 +6,10 @@
 import { Writable } from "node:stream";
 import { pino } from "pino";
 import pretty from "pino-pretty";
+import type { Config } from "./config/config.js";
 import { escapeJsonControls, printable } from "./printable.js";
 
-export type LogLevel = "trace" | "debug" | "info" | "warn" | "error" | "fatal" | "silent";
+export type LogLevel = Config["logLevel"];
 
 export interface LoggerOptions {
   level: LogLevel;

@@ -46,7 +46,7 @@ async function backfillAction(flags: Record<string, unknown>): Promise<number> {
     flags,
     { api: true },
     async ({ app, config, signal, exit }) => {
-      const view = progressView({ label: "backfill", logger: app.logger });
+      const view = progressView("backfill", app.logger);
       // Cleared at once, so the lines logged while the run stops are not drawn over.
       signal.addEventListener("abort", () => view.stop(), { once: true });
       const report = await runBackfill(

@@ -27,22 +27,12 @@ export interface ProgressView {
   stop(): void;
 }
 
-export interface ProgressViewOptions {
-  /** What is progressing, e.g. "backfill". */
-  label: string;
-  logger: Logger;
-  /** Draw a bar; default: when stderr is a terminal. */
-  tty?: boolean | undefined;
-  /** Least time between two log lines when not drawing a bar, ms; default 5000. */
-  intervalMs?: number | undefined;
-  /** Clock for the log throttle, ms; default Date.now. */
-  now?: (() => number) | undefined;
-}
+/** Least time between two log lines when not drawing a bar (a container's log), ms. */
+const LOG_INTERVAL_MS = 5000;
 
-/** A bar on a terminal, throttled JSON log lines otherwise. */
-export function progressView(options: ProgressViewOptions): ProgressView {
-  const tty = options.tty ?? Boolean(process.stderr.isTTY);
-  return tty ? barView(options.label) : logView(options);
+/** A bar on a terminal, throttled log lines otherwise; `label` says what progresses, e.g. "backfill". */
+export function progressView(label: string, logger: Logger): ProgressView {
+  return process.stderr.isTTY ? barView(label) : logView(label, logger);
 }
 
 /**
@@ -103,16 +93,14 @@ function barView(label: string): ProgressView {
   };
 }
 
-function logView(options: ProgressViewOptions): ProgressView {
-  const now = options.now ?? Date.now;
-  const interval = options.intervalMs ?? 5000;
-  let lastAt = now();
+function logView(label: string, logger: Logger): ProgressView {
+  let lastAt = Date.now();
   let last: ProgressEvent | undefined;
   let logged = true;
   const log = (e: ProgressEvent) => {
     const fields = { ...e, ratePerSec: Math.round(e.ratePerSec * 10) / 10 };
     if (e.etaSec !== null && e.etaSec !== undefined) fields.etaSec = Math.round(e.etaSec);
-    options.logger.info(fields, `${options.label} progress`);
+    logger.info(fields, `${label} progress`);
     logged = true;
   };
   let stopped = false;
@@ -121,8 +109,8 @@ function logView(options: ProgressViewOptions): ProgressView {
       if (stopped) return;
       last = e;
       logged = false;
-      if (now() - lastAt < interval) return;
-      lastAt = now();
+      if (Date.now() - lastAt < LOG_INTERVAL_MS) return;
+      lastAt = Date.now();
       log(e);
     },
     stop() {

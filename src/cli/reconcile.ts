@@ -56,7 +56,7 @@ async function reconcileAction(flags: Record<string, unknown>): Promise<number> 
     flags,
     { api: true },
     async ({ app, config, signal, exit }) => {
-      const view = progressView({ label: "reconcile", logger: app.logger });
+      const view = progressView("reconcile", app.logger);
       signal.addEventListener("abort", () => view.stop(), { once: true });
       const startedMs = app.clock.now().getTime();
       const report = await runReconcile(
