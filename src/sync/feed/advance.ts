@@ -7,16 +7,11 @@
 import type { FeedPage, WalkProgress } from "../ports.js";
 import { maxOf, millisOf, nextStep, type PageFacts, type Step, type Timed } from "./window.js";
 
-/** A feed page as the walk read it. */
-export interface PageRead {
-  /** The position the page was asked for (null for the newest page). */
-  upTo: string | null;
-  /** Whether it was asked again because the first answer made no sense. */
+/** A feed page as the walk read it: asked for at `upTo`, `again` when the first answer made no sense. */
+export type PageRead = Pick<PageFacts, "upTo" | "limit"> & {
   again: boolean;
-  /** Requested page size. */
-  limit: number;
   page: Pick<FeedPage, "records" | "hasMore">;
-}
+};
 
 /**
  * What the walk does after a page: the one verdict type from the page to the walk's `switch`. The
@@ -81,7 +76,7 @@ function factsOf(
   read: PageRead,
 ): PageFacts & { records: Timed[]; rejectIds: string[] } {
   const { anchor, fallback, floor } = progress;
-  const { upTo, again, limit, page } = read;
+  const { page, ...asked } = read;
   const records: Timed[] = [];
   const rejectIds: string[] = [];
   let rejectReason: string | undefined;
@@ -92,27 +87,14 @@ function factsOf(
       rejectReason ??= r.reason;
     }
   }
-  const count = page.records.length;
-  return {
-    upTo,
-    anchor,
-    fallback,
-    limit,
-    records,
-    count,
-    rejectIds,
-    rejectReason,
-    hasMore: page.hasMore,
-    floor,
-    again,
-  };
+  const seen = { records, rejectIds, rejectReason, count: page.records.length, hasMore: page.hasMore };
+  return { ...asked, anchor, fallback, floor, ...seen };
 }
 
 /** The checkpoint's candidate after a page: a record newer than the one before it on the page is out of place. */
 function topAfter(top: string | null, records: readonly Timed[]): string | null {
   const inPlace = records.filter((r, i) => i === 0 || (records[i - 1] as Timed).at >= r.at);
-  const newest = maxOf(inPlace.map((r) => r.at));
-  return newest !== null && (top === null || newest > top) ? newest : top;
+  return maxOf([...inPlace.map((r) => r.at), ...(top === null ? [] : [top])]);
 }
 
 /** Whether an instant falls in the milliseconds `from` to `to`. */

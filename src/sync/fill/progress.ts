@@ -79,7 +79,6 @@ const fillShape = z.object({
   /** The details pages (every list-bookings page of the source as it was when the fill began), or null. */
   details: z
     .object({
-      /** Bookings per page. */
       pageSize: z.number().int().min(1).max(100),
       /** Pages to read: the list's page count when the fill planned them. */
       pages: z.number().int().nonnegative(),
@@ -95,7 +94,6 @@ const fillShape = z.object({
   plannedPages: z.number().int().nonnegative(),
   /** When the fill should end at the rate of the current run (ISO); null until it can tell. */
   etaAt: instant.nullable(),
-  /** When this state was saved (ISO). */
   savedAt: instant,
 });
 
