@@ -18,16 +18,6 @@ export function typeSeen(record: Typed, bookingType: BookingType | undefined): T
   return type === bookingType ? "ours" : "other";
 }
 
-/** Whether a list record is known to be of `bookingType` (every record is when it is undefined). */
-export function isOfType(record: Typed, bookingType: BookingType | undefined): boolean {
-  return typeSeen(record, bookingType) === "ours";
-}
-
-/** The records of a page known to be of `bookingType`. */
-export function ofType<R extends Typed>(records: readonly R[], bookingType: BookingType | undefined): R[] {
-  return bookingType === undefined ? [...records] : records.filter((r) => isOfType(r, bookingType));
-}
-
 /**
  * The records of a page that belong in a mirror of `bookingType`: those of its type, and those whose
  * type cannot be read (a record over the size cap, one without `type`) only when the mirror already

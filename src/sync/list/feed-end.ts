@@ -6,7 +6,7 @@
 import type { ReadCounts } from "../counters.js";
 import { millisOf } from "../feed/window.js";
 import type { BookingType, ListPage, SyncDeps, SyncStore } from "../ports.js";
-import { isOfType } from "./booking-type.js";
+import { typeSeen } from "./booking-type.js";
 import { walkList } from "./list-walk.js";
 import { locate } from "./ties.js";
 
@@ -53,7 +53,7 @@ export async function confirmFeedEnd(
     return { complete: true, why: `list-bookings holds no booking ${where}` };
   const owed = (r: ListPage["records"][number]): r is ListPage["records"][number] & { id: string } =>
     r.id !== null &&
-    isOfType(r, options.bookingType) &&
+    typeSeen(r, options.bookingType) === "ours" &&
     (bound === null || r.createdAt === null || r.createdAt <= bound);
   let debt: string | null = null;
   const { end } = await walkList(
