@@ -4,7 +4,7 @@
  * booking's people is read.
  */
 import type { MirrorReader } from "./snapshot.js";
-import { readStatus, type Status } from "./status.js";
+import { readStatus } from "./status.js";
 
 /** Days the status page charts, the one holding `at` included. */
 export const DAILY_DAYS = 30;
@@ -21,13 +21,6 @@ export interface DailyTotal {
   bookings: number;
   /** Sum of their `total_amount`, NGN, rounded to the kobo; Infinity when the sum overflowed a double. */
   totalAmount: number;
-}
-
-/** What the status page shows, read at one moment. */
-export interface StatusPageData {
-  status: Status;
-  /** `DAILY_DAYS` days, oldest first. */
-  daily: DailyTotal[];
 }
 
 /** The Lagos day holding `at` and the `days - 1` before it, oldest first. */
@@ -92,8 +85,14 @@ async function dayByDay(db: MirrorReader, range: string[]): Promise<DailyTotal[]
   return rows;
 }
 
-/** The status and the daily totals through one snapshot (the caller's), so the totals and the charts agree. */
-export async function readStatusPage(db: MirrorReader, at: Date): Promise<StatusPageData> {
+/** What the status page shows, read at one moment. */
+export type StatusPageData = Awaited<ReturnType<typeof readStatusPage>>;
+
+/**
+ * The status and the `DAILY_DAYS` daily totals, oldest first, through one snapshot (the caller's), so
+ * the totals and the charts agree.
+ */
+export async function readStatusPage(db: MirrorReader, at: Date) {
   return { status: await readStatus(db, at), daily: await readDailyTotals(db, DAILY_DAYS, at) };
 }
 
