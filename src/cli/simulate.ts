@@ -1,5 +1,6 @@
 /** `booking-sync simulate`: serve the bundled partner-API simulator until interrupted. */
 import type { Command } from "commander";
+import type { z } from "zod";
 import { choice, int } from "../config/values.js";
 import { ConfigError } from "../errors.js";
 import { withExitCode } from "./command.js";
@@ -19,37 +20,33 @@ export function registerSimulate(program: Command): void {
     .action(withExitCode(simulateAction));
 }
 
-/** A flag's whole number, by the rule every setting follows (config/values.ts). */
-function whole(name: string, value: string, min: number, max: number): number {
-  const n = int(min, max).safeParse(value);
-  if (!n.success) {
-    throw new ConfigError(
-      `--${name} = ${JSON.stringify(value)} is not valid: expected a whole number from ${min} to ${max}`,
-      { hint: `booking-sync simulate --${name} ${min}` },
-    );
-  }
-  return n.data;
+/** A flag's value by the rule every setting follows (config/values.ts); else a ConfigError with an example. */
+function parsed<T>(flag: string, schema: z.ZodType<T>, raw: unknown, accepts: string, example: unknown): T {
+  const r = schema.safeParse(raw);
+  if (r.success) return r.data;
+  throw new ConfigError(`--${flag} = ${JSON.stringify(raw)} is not valid: expected ${accepts}`, {
+    hint: `booking-sync simulate --${flag} ${example}`,
+  });
+}
+
+function whole(name: string, value: unknown, min: number, max: number): number {
+  return parsed(name, int(min, max), value, `a whole number from ${min} to ${max}`, min);
 }
 
 async function simulateAction(o: Record<string, string>): Promise<number> {
   try {
-    const cursor = choice(["exclusive", "inclusive"]).safeParse(o.cursor);
-    if (!cursor.success) {
-      throw new ConfigError(
-        `--cursor = ${JSON.stringify(o.cursor)} is not valid: expected exclusive or inclusive`,
-        { hint: "booking-sync simulate --cursor inclusive" },
-      );
-    }
+    const cursors = ["exclusive", "inclusive"] as const;
+    const cursor = parsed("cursor", choice(cursors), o.cursor, cursors.join(" or "), "inclusive");
     // Loaded for this command alone: no other command holds the simulator (docs/performance.md).
     const { startSimulator } = await import("../simulator/index.js");
     const sim = await startSimulator({
-      port: whole("port", o.port ?? "0", 0, 65535),
-      bookings: whole("bookings", o.bookings ?? "5000", 0, 100_000_000),
-      seed: whole("seed", o.seed ?? "1", 0, 2 ** 31),
+      port: whole("port", o.port, 0, 65535),
+      bookings: whole("bookings", o.bookings, 0, 100_000_000),
+      seed: whole("seed", o.seed, 0, 2 ** 31),
       token: o.token,
-      cursor: cursor.data,
-      tieRun: whole("tie-run", o.tieRun ?? "1", 1, 1_000_000),
-      latencyMs: whole("latency-ms", o.latencyMs ?? "0", 0, 600_000),
+      cursor,
+      tieRun: whole("tie-run", o.tieRun, 1, 1_000_000),
+      latencyMs: whole("latency-ms", o.latencyMs, 0, 600_000),
     });
     process.stdout.write(`simulator listening at ${sim.url}\n`);
     const token = o.token === "sim-token" ? o.token : "<your --token>";
