@@ -17,7 +17,7 @@ export function syncSummary(r: SyncReport): string {
   const read = r.tiesRead.length ? `, ${r.tiesRead.length} tie run(s) read through list-bookings` : "";
   const ties = `${read}${r.tieOverflows.length ? `, ${r.tieOverflows.length} tie overflow(s) logged` : ""}`;
   return printable(
-    `${head("sync", r)} ${r.stream}: ${changed(r)}${ties} · ${cost(r)} · ${seconds(r.durationMs)}` +
+    `${counts("sync", r.stream, r, ties)} · ${seconds(r.durationMs)}` +
       ` · checkpoint ${r.checkpointAfter ?? "none"}` +
       (r.details ? ` · ${detailsPart(r.details)}` : "") +
       (r.drift ? ` · source ${r.drift.sourceTotal} / mirror ${r.drift.localTotal}` : "") +
@@ -41,7 +41,7 @@ export function backfillSummary(r: BackfillReport): string {
   if (r.status === "success") next = ` · checkpoint ${r.checkpointAfter ?? "unchanged (filtered)"}`;
   else if (r.status === "failed" && rerunMayFix(r.error)) next = " · run it again to resume";
   return printable(
-    `${head("backfill", r)} ${r.stream}${r.resumed ? " (resumed)" : ""}: ${changed(r)} · ${cost(r)}` +
+    `${counts("backfill", `${r.stream}${r.resumed ? " (resumed)" : ""}`, r)}` +
       ` · ${seconds(r.durationMs)}, ${rate} bookings/s${next}`,
   );
 }
@@ -51,30 +51,24 @@ export function reconcileSummary(r: ReconcileReport): string {
   let missing = r.status === "success" ? `, ${r.missing} newly missing` : ", nothing marked missing";
   if (r.withheld) missing = `, nothing marked missing (${r.withheld.count} withheld)`;
   return printable(
-    `${head("reconcile", r)} ${r.since ? `since ${r.since}` : "all"}: ${changed(r)}${missing} · ${cost(r)}` +
-      ` · ${seconds(r.durationMs)}`,
+    `${counts("reconcile", r.since ? `since ${r.since}` : "all", r, missing)} · ${seconds(r.durationMs)}`,
   );
 }
 
-type Counts = Pick<
-  SyncReport,
-  "status" | "inserted" | "updated" | "unchanged" | "rejected" | "pages" | "requests" | "retries"
->;
-
-/** The command's word, with how it ended when that was not a success: `sync FAILED`. */
-function head(word: string, r: Pick<Counts, "status">): string {
-  return r.status === "success" ? word : `${word} ${r.status.toUpperCase()}`;
-}
-
-/** What a run changed: every summary's counts. */
-function changed(r: Counts): string {
-  return `${r.inserted} new, ${r.updated} updated, ${r.unchanged} unchanged${r.rejected ? `, ${r.rejected} rejected` : ""}`;
-}
-
-/** What a run cost the API. */
-function cost(r: Counts): string {
+/** What every summary says first: `sync FAILED feed: 3 new, 1 updated, 0 unchanged{extra} · 2 pages, 3 requests`. */
+function counts(
+  word: string,
+  where: string,
+  r: SyncReport | BackfillReport | ReconcileReport,
+  extra = "",
+): string {
+  const head = r.status === "success" ? word : `${word} ${r.status.toUpperCase()}`;
+  const rejects = r.rejected ? `, ${r.rejected} rejected` : "";
   const retries = r.retries ? ` (${r.retries} ${r.retries === 1 ? "retry" : "retries"})` : "";
-  return `${plural(r.pages, "page")}, ${plural(r.requests, "request")}${retries}`;
+  return (
+    `${head} ${where}: ${r.inserted} new, ${r.updated} updated, ${r.unchanged} unchanged${rejects}${extra}` +
+    ` · ${plural(r.pages, "page")}, ${plural(r.requests, "request")}${retries}`
+  );
 }
 
 export function seconds(ms: number): string {

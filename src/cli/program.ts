@@ -14,6 +14,9 @@ import { registerSimulate } from "./simulate.js";
 import { registerStatus } from "./status.js";
 import { registerSync } from "./sync.js";
 
+/** Commander's ends after printing what was asked for, not a usage error. */
+const ASKED = new Set(["commander.helpDisplayed", "commander.version", "commander.help"]);
+
 export function buildProgram(): Command {
   const program = new Command("booking-sync")
     .description("Mirror partner bookings into a SQLite database you own, incrementally and without loss.")
@@ -52,13 +55,7 @@ export async function main(argv: string[]): Promise<number> {
   try {
     await program.parseAsync(argv);
   } catch (err) {
-    if (err instanceof CommanderError) {
-      const ok =
-        err.code === "commander.helpDisplayed" ||
-        err.code === "commander.version" ||
-        err.code === "commander.help";
-      return ok ? EXIT.ok : EXIT.usage;
-    }
+    if (err instanceof CommanderError) return ASKED.has(err.code) ? EXIT.ok : EXIT.usage;
     return reportError(err);
   }
   return code;
