@@ -1,5 +1,14 @@
 /** A page's records as the store takes them: the ones that steer, and the rejects (logged). */
-import type { Checked, Logger, Reject } from "./ports.js";
+import type { Awaitable, Checked, Logger, Progress, Reject, SyncStore, UpsertCounts } from "./ports.js";
+
+/** Saves a stream's progress alone, as a page without records: made durable in order with the pages. */
+export function saveProgress(
+  store: Pick<SyncStore, "save">,
+  progress: Progress,
+  syncedAt: string,
+): Awaitable<UpsertCounts> {
+  return store.save({ source: "list", records: [], rejects: [], progress, syncedAt });
+}
 
 /**
  * The steering records of a page and its rejects, each record with problems logged with where it

@@ -7,6 +7,7 @@ import { ConfigError } from "../errors.js";
 import { printable } from "../printable.js";
 import type { Timed } from "./feed/window.js";
 import type { Awaitable, Checked, SyncStore, UpsertCounts } from "./ports.js";
+import { saveProgress } from "./records.js";
 
 /** The `sync_state` stream that holds the mirror's `SourceRecord`. */
 export const SOURCE_STREAM = "source";
@@ -74,8 +75,7 @@ export function saveSource(
   record: SourceRecord,
   at: string,
 ): Awaitable<UpsertCounts> {
-  const progress = { stream: SOURCE_STREAM, value: record };
-  return store.save({ source: "list", records: [], rejects: [], progress, syncedAt: at });
+  return saveProgress(store, { stream: SOURCE_STREAM, value: record }, at);
 }
 
 /** The command a person runs to mirror the configured source from now on. */

@@ -9,7 +9,8 @@ import { type FillEvent, runFill } from "../fill/fill.js";
 import { type FillProgress, isFill, newFill, resumableProgress } from "../fill/progress.js";
 import { syncStream } from "../fill/stream.js";
 import { checkDrift, sourceTotal } from "../list/drift.js";
-import type { BookingType, Progress, SyncDeps } from "../ports.js";
+import type { BookingType, SyncDeps } from "../ports.js";
+import { saveProgress } from "../records.js";
 import { endRun, logEnd, type RunEnd, startRun } from "../run.js";
 
 export { FEED_STREAMS } from "../feed/walk.js";
@@ -52,7 +53,7 @@ export async function runBackfill(deps: SyncDeps, options: BackfillOptions = {})
   const state = await store.readStream(stream);
   if (options.mode === "restart" && state.walk !== null) {
     deps.logger.info({ stream }, "backfill: discarding the unfinished fill's progress (--restart)");
-    await saveProgress(deps, { stream, value: null });
+    await saveProgress(store, { stream, value: null }, deps.clock.now().toISOString());
     state.walk = null;
   }
   const resumed = state.walk !== null;
@@ -80,8 +81,10 @@ export async function runBackfill(deps: SyncDeps, options: BackfillOptions = {})
         // The feed read every type: the typed streams are as complete as it is.
         const { checkpoint } = state;
         if (checkpoint !== null)
-          for (const s of FEED_STREAMS)
-            await saveProgress(deps, { stream: s, value: (await store.readStream(s)).walk, checkpoint });
+          for (const s of FEED_STREAMS) {
+            const value = (await store.readStream(s)).walk;
+            await saveProgress(store, { stream: s, value, checkpoint }, deps.clock.now().toISOString());
+          }
       }
     }
   } catch (err) {
@@ -104,10 +107,4 @@ async function platformFill(
   const pages = Math.ceil((await sourceTotal(deps, totals, sourcePlatform)) / pageSize);
   const details = { pageSize, pages, read: [], sourcePlatform };
   return newFill(startedAt, { floor: null, slices: [], details, plannedPages: pages });
-}
-
-/** Saves a stream's progress alone; the store never moves a checkpoint backwards. */
-async function saveProgress(deps: SyncDeps, progress: Progress): Promise<void> {
-  const syncedAt = deps.clock.now().toISOString();
-  await deps.store.save({ source: "feed", records: [], rejects: [], syncedAt, progress });
 }

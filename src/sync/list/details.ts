@@ -6,6 +6,7 @@
 
 import { zeroCounters } from "../counters.js";
 import type { BookingType, ListPage, RunCounters, SyncDeps } from "../ports.js";
+import { saveProgress } from "../records.js";
 import { pageFor } from "./list-position.js";
 import { oldestOf, saveListPage, type WalkEnd, walkList } from "./list-walk.js";
 
@@ -64,13 +65,7 @@ export async function fillDetails(
   const needing = await store.bookingsNeedingDetails(TARGET_CAP);
   report.wanted = needing.length;
   if (needing.length === 0) {
-    if (saved)
-      await saveListPage(
-        deps,
-        { records: [] },
-        { progress: { stream: DETAILS_STREAM, value: null } },
-        report,
-      );
+    if (saved) await saveProgress(store, { stream: DETAILS_STREAM, value: null }, clock.now().toISOString());
     report.end = "idle";
     return;
   }

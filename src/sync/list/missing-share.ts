@@ -4,6 +4,7 @@
  * the marks wait for a person (`reconcile --apply-missing`), recorded in `sync_state` until then.
  */
 import type { SyncDeps, SyncStore } from "../ports.js";
+import { saveProgress } from "../records.js";
 
 /** RECONCILE_MAX_MISSING_SHARE's default, percent: see README, Configuration. */
 export const DEFAULT_MAX_MISSING_PERCENT = 10;
@@ -64,11 +65,6 @@ export async function recordWithheld(
     const { progress: before } = await deps.store.readProgress<WithheldMarks>(WITHHELD_STREAM);
     if (before === null || !covers(since, before.since)) return;
   }
-  await deps.store.save({
-    source: "list",
-    records: [],
-    rejects: [],
-    progress: { stream: WITHHELD_STREAM, value: withheld },
-    syncedAt: deps.clock.now().toISOString(),
-  });
+  const progress = { stream: WITHHELD_STREAM, value: withheld };
+  await saveProgress(deps.store, progress, deps.clock.now().toISOString());
 }
