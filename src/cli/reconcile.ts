@@ -7,8 +7,7 @@ import { runAsWriter, withExitCode } from "./command.js";
 import { refuseBookingType, withApiOptions } from "./options.js";
 import { EXIT, reconcileSummary } from "./output.js";
 import { progressView } from "./progress.js";
-
-const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+import { UNIT_SECONDS } from "./status.js";
 
 export function registerReconcile(program: Command): void {
   withApiOptions(program.command("reconcile"))
@@ -36,7 +35,7 @@ export function parseSince(text: string, now: Date): string {
   const s = text.trim();
   const duration = /^(\d+)\s*([smhd])$/.exec(s);
   if (duration) {
-    const ms = Number(duration[1]) * UNIT_MS[duration[2] as keyof typeof UNIT_MS];
+    const ms = Number(duration[1]) * UNIT_SECONDS[duration[2] as keyof typeof UNIT_SECONDS] * 1000;
     return new Date(now.getTime() - ms).toISOString();
   }
   if (/^\d{4}-\d{2}-\d{2}/.test(s) && !Number.isNaN(Date.parse(s))) return new Date(s).toISOString();

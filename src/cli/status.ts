@@ -7,7 +7,8 @@ import { runAsReader, withExitCode } from "./command.js";
 import { EXIT } from "./output.js";
 import { statusText } from "./status-text.js";
 
-const UNIT_SECONDS = { s: 1, m: 60, h: 3600, d: 86_400 } as const;
+/** Seconds in each unit a duration flag is written in (`--max-age`, `reconcile --since`). */
+export const UNIT_SECONDS = { s: 1, m: 60, h: 3600, d: 86_400 } as const;
 
 export function registerStatus(program: Command): void {
   program
