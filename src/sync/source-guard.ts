@@ -11,7 +11,7 @@
 import { ApiError, coerceError, findCause } from "../errors.js";
 import { FEED_STREAMS } from "./feed/walk.js";
 import { cursorFor, maxOf } from "./feed/window.js";
-import type { Checked, Clock, Logger, PartnerApi, SyncStore } from "./ports.js";
+import type { Checked, PartnerApi, SyncDeps, SyncStore } from "./ports.js";
 import {
   addressMismatch,
   bookingsMismatch,
@@ -30,12 +30,9 @@ import {
 /** What the check needs of the mirror. */
 export type SourceStore = Pick<SyncStore, "readProgress" | "save" | "absentIds" | "countAccounted">;
 
-export interface SourceGuardOptions {
-  store: SourceStore;
+export interface SourceGuardOptions extends Pick<SyncDeps<SourceStore>, "store" | "clock" | "logger"> {
   /** The configured API base URL. */
   baseUrl: string;
-  clock: Clock;
-  logger: Logger;
 }
 
 /** Feed records asked for just after the remembered bookings: they and a margin of neighbours. */

@@ -7,7 +7,7 @@
 import { zeroCounters } from "../counters.js";
 import type { BookingType, ListPage, RunCounters, SyncDeps } from "../ports.js";
 import { saveProgress } from "../records.js";
-import { pageFor } from "./list-position.js";
+import { type ListPosition, pageFor } from "./list-position.js";
 import { oldestOf, saveListPage, type WalkEnd, walkList } from "./list-walk.js";
 
 /** The `sync_state` stream holding an unfinished details walk. */
@@ -26,12 +26,9 @@ export interface DetailsOptions {
 }
 
 /** An unfinished details walk, as saved in `sync_state`. */
-export interface DetailsProgress {
+export interface DetailsProgress extends ListPosition {
   /** The next page to read (1-based). */
   page: number;
-  /** Positions from the top read so far, as of `total` (see list-position.ts). */
-  covered: number;
-  total: number | null;
   /** The oldest createdAt read so far without a gap above it (ISO). */
   upTo: string | null;
   /** When this was saved (ISO). */
