@@ -6,10 +6,11 @@ import { coerceError, isTransient } from "../../errors.js";
 import { timeAt } from "../list/positions.js";
 import { runPool } from "../pool.js";
 import type { RunCounters, SyncDeps } from "../ports.js";
+import type { FillRun } from "./filling.js";
 import { type FillProgress, newFill } from "./progress.js";
 import { probePositions, sliceCount, slicesBetween } from "./slices.js";
 
-export interface PlanInput {
+export interface PlanInput extends Pick<FillRun, "concurrency"> {
   /** When the fill begins (ISO). */
   startedAt: string;
   /** Where the walk stops (an instant), or null for the whole feed. */
@@ -18,8 +19,6 @@ export interface PlanInput {
   behind: number;
   /** Bookings per page. */
   pageSize: number;
-  /** Requests in flight at once. */
-  concurrency: number;
   /** Whether the fill reads details for what it fills (list-bookings pages over the same bookings). */
   details: boolean;
   /** The whole feed is asked for (`backfill`): its details are read however few bookings it holds. */
