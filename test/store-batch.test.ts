@@ -8,7 +8,7 @@
 import { spawnSync } from "node:child_process";
 import { pathToFileURL } from "node:url";
 import Database from "better-sqlite3";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { BatchRule } from "../src/store/batch.js";
 import { openStore, type Store } from "../src/store/index.js";
 import type { Mirror } from "../src/store/store.js";
@@ -166,6 +166,18 @@ describe("SQLite's batch", () => {
       }>,
     );
   }
+
+  it("on the system clock, commits a saved page by itself `ms` later", async () => {
+    const s = openStore(tmp.file(), { batch: { pages: 100, ms: 30 } });
+    store = s;
+    s.save(page(1));
+    // The timer cannot have run within this turn of the event loop.
+    expect(seen().ids).toEqual([]);
+    await vi.waitFor(() => expect(seen()).toEqual({ ids: [id(1)], pages: 1 }), {
+      timeout: 10_000,
+      interval: 10,
+    });
+  });
 
   it("undoes a page that fails alone: the pages before it in the batch commit", () => {
     const s = openStore(tmp.file(), { batch: { pages: 100, ms: HOUR } });

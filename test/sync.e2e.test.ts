@@ -4,8 +4,10 @@
  * DESIGN-NOTES it proves.
  */
 import { afterEach, expect, it } from "vitest";
+import type { Mirror } from "../src/store/index.js";
 import { instantOf } from "../src/sync/feed/window.js";
 import type { ListPage, ListQuery, PartnerApi } from "../src/sync/ports.js";
+import { runSync } from "../src/sync/run-sync.js";
 import type { HarnessOptions } from "./support/harness.js";
 import { type MirrorHarness, mirrorHarness } from "./support/mirror-harness.js";
 import { describeBackends } from "./support/postgres.js";
@@ -368,4 +370,32 @@ describeBackends("tie runs longer than a feed page", (backend) => {
     expect(report.repair?.repaired).toBeGreaterThan(0);
     expect(await notStored(h.sourceIds())).toEqual([]);
   });
+
+  // PostgreSQL shows a lost commit plainly: a statement error aborts the open transaction, so the
+  // commit before the drift check's write loses every page the walk saved.
+  it.runIf(backend.kind === "postgres")(
+    "a run whose pages' commit is lost records the checkpoint the store kept, not the one it walked to",
+    async () => {
+      h = await mirrorHarness(backend, { bookings: 300, batch: { pages: 1_000, ms: 3_600_000 } });
+      const mirror = h.mirror;
+      const at = new Date().toISOString();
+      const losing = new Proxy(mirror, {
+        get(target, key) {
+          if (key === "recordDrift")
+            return async (...args: Parameters<Mirror["recordDrift"]>) => {
+              await Promise.resolve(target.unlistedTimes({ runId: 1, startedAt: at, at }, -1)).catch(
+                () => [],
+              );
+              return target.recordDrift(...args);
+            };
+          const value = Reflect.get(target, key);
+          return typeof value === "function" ? value.bind(target) : value;
+        },
+      });
+      const report = await runSync({ ...h.deps(), store: losing }, { pageSize: 100, lookbackSeconds: 600 });
+      expect(report.status).toBe("failed");
+      expect((await mirror.readStream("feed")).checkpoint).toBeNull();
+      expect(report.checkpointAfter).toBeNull();
+    },
+  );
 });

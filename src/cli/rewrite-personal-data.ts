@@ -30,9 +30,12 @@ function rewriteAction(flags: Record<string, unknown>): Promise<number> {
           signal.throwIfAborted();
           logger.debug({ bookings: read }, "rewriting personal data");
         },
-      }).catch((err: unknown) => (signal.aborted ? undefined : Promise.reject(err)));
+      }).catch((err: unknown) => (signal.aborted && err === signal.reason ? undefined : Promise.reject(err)));
       if (!report)
-        return exit({ status: "aborted" }, "`booking-sync rewrite-personal-data` rewrites the rest");
+        return exit(
+          { status: "aborted" },
+          "`booking-sync rewrite-personal-data` rewrites the rest; until it ends, old values may remain in the file's free pages and WAL",
+        );
       const other = config.personalDataKey === undefined ? report.hashed.keyed : report.hashed.plain;
       if (mode === "hash" && other > 0)
         logger.warn(

@@ -77,7 +77,7 @@ export async function runSync(deps: SyncDeps, options: SyncOptions): Promise<Syn
   const end = await endRun(deps, run, {
     counters: totals,
     failure,
-    checkpointAfter: stream.checkpoint,
+    checkpointAfter: async () => (await deps.store.readStream(name)).checkpoint,
     notes: runNotes(totals),
     gapsFound: repair?.gaps,
     repaired: repair?.repaired,

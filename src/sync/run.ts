@@ -5,7 +5,16 @@
  */
 import { coerceError, isAbortError } from "../errors.js";
 import { countFailedAttempts } from "./counters.js";
-import type { Logger, RunCounters, RunFinish, RunStart, RunStatus, SyncDeps, SyncStore } from "./ports.js";
+import type {
+  Awaitable,
+  Logger,
+  RunCounters,
+  RunFinish,
+  RunStart,
+  RunStatus,
+  SyncDeps,
+  SyncStore,
+} from "./ports.js";
 
 type RunStore = SyncDeps<Pick<SyncStore, "startRun" | "finishRun" | "flush">>;
 
@@ -22,8 +31,11 @@ export interface RunOutcome extends Partial<Pick<RunFinish, "gapsFound" | "repai
   counters: RunCounters;
   /** What the work threw; undefined when it succeeded. */
   failure: unknown;
-  /** The stream's checkpoint after the work; default none. */
-  checkpointAfter?: string | null | undefined;
+  /**
+   * Reads the stream's checkpoint once the saved pages are durable (or lost): what the store holds,
+   * never a page's claim that a failed commit took back; default none.
+   */
+  checkpointAfter?: (() => Awaitable<string | null>) | undefined;
   /** What the run let pass, recorded after the error: a tie run it could not read, a quirk weighed. */
   notes?: readonly string[] | undefined;
 }
@@ -67,7 +79,7 @@ export async function endRun(deps: RunStore, run: StartedRun, outcome: RunOutcom
   const recorded =
     status === "aborted" ? new Error(`stopped: ${stopReason(deps.signal)}`, { cause: error }) : error;
   const finishedAt = clock.now().toISOString();
-  const checkpointAfter = outcome.checkpointAfter ?? null;
+  const checkpointAfter = (await outcome.checkpointAfter?.()) ?? null;
   const notes = [recorded?.message, ...(outcome.notes ?? [])].filter((n) => n !== undefined);
   await store.finishRun(run.id, {
     ...counters,

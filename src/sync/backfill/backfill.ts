@@ -90,7 +90,8 @@ export async function runBackfill(deps: SyncDeps, options: BackfillOptions = {})
   } catch (err) {
     failure = err;
   }
-  const end = await endRun(deps, started, { counters: totals, failure, checkpointAfter: checkpoint() });
+  const checkpointAfter = async () => (filtered ? null : (await store.readStream(stream)).checkpoint);
+  const end = await endRun(deps, started, { counters: totals, failure, checkpointAfter });
   const report: BackfillReport = { ...totals, ...end, stream, resumed };
   logEnd(deps.logger, "backfill", report, { stream, checkpoint: report.checkpointAfter });
   return report;

@@ -1,8 +1,8 @@
 /**
  * The source's total against the mirror's, the one way every pass reads them: a list page of one
- * (counted as a page read) against `countAccounted`, the rows not marked missing.
+ * (its requests counted, not a page: no booking of it is stored) against `countAccounted`, the rows
+ * not marked missing.
  */
-import { countPage } from "../counters.js";
 import type { RunCounters, SyncDeps } from "../ports.js";
 
 export interface Drift {
@@ -17,7 +17,8 @@ export async function sourceTotal(
   sourcePlatform?: string,
 ): Promise<number> {
   const page = await deps.api.listBookings({ page: 1, pageSize: 1, sourcePlatform }, deps.signal);
-  countPage(counters, page.attempts);
+  counters.requests += page.attempts;
+  counters.retries += page.attempts - 1;
   return page.total;
 }
 
