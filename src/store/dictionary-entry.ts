@@ -22,6 +22,17 @@ export interface RelationEntry {
   columns: Readonly<Record<string, ColumnEntry>>;
 }
 
+/** How the dictionary writes a time. */
+export const UTC = "UTC ISO 8601 text with milliseconds";
+
+/** A builder of columns that all come from `source`. */
+export const by =
+  (source: string) =>
+  (meaning: string): ColumnEntry => ({ meaning, source });
+
+/** A value the sync worker sets itself. */
+export const worker = by("Worker");
+
 /**
  * `table`'s entry under its name, its columns named and ordered as the database has them; a column
  * `tables.ts` adds and `entry` does not describe fails the typecheck.

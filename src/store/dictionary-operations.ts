@@ -2,11 +2,9 @@
  * The dictionary's operational tables: how the mirror was filled (`sync_runs`, `rejected_records`,
  * which analysts may read to judge it) and the worker's internal bookkeeping, which they should not.
  */
-import { described, type RelationEntry } from "./dictionary-entry.js";
-import { worker } from "./dictionary-tables.js";
+import { by, described, type RelationEntry, UTC, worker } from "./dictionary-entry.js";
 import * as schema from "./schema.js";
 
-const UTC = "UTC ISO 8601 text with milliseconds";
 const CHECKPOINT = "the newest `createdAt` known to be fully mirrored";
 
 const syncRuns = described(schema.syncRuns, {
@@ -96,26 +94,26 @@ const leases = described(schema.leases, {
   },
 });
 
+const drizzle = by("drizzle-orm");
 const drizzleMigrations = {
   description: "The migrations applied to this file, kept by drizzle-orm's migrator.",
   internal: true,
   columns: {
-    id: { meaning: "Row id.", source: "drizzle-orm" },
-    hash: { meaning: "SHA-256 of the migration's SQL.", source: "drizzle-orm" },
-    created_at: {
-      meaning:
-        "When the migration was generated (`drizzle/meta/_journal.json`), milliseconds since 1970; not when applied.",
-      source: "drizzle-orm",
-    },
+    id: drizzle("Row id."),
+    hash: drizzle("SHA-256 of the migration's SQL."),
+    created_at: drizzle(
+      "When the migration was generated (`drizzle/meta/_journal.json`), milliseconds since 1970; not when applied.",
+    ),
   },
 };
 
+const sqlite = by("SQLite");
 const sqliteSequence = {
   description: "SQLite's own: the last id handed out by each AUTOINCREMENT table.",
   internal: true,
   columns: {
-    name: { meaning: "The table.", source: "SQLite" },
-    seq: { meaning: "The largest id it has used.", source: "SQLite" },
+    name: sqlite("The table."),
+    seq: sqlite("The largest id it has used."),
   },
 };
 

@@ -5,83 +5,64 @@
  * only says what each column means, keyed as the code names it.
  */
 import { TRACKED_COLUMNS } from "./changes.js";
-import { type ColumnEntry, described, type RelationEntry } from "./dictionary-entry.js";
+import { by, type ColumnEntry, described, type RelationEntry, UTC, worker } from "./dictionary-entry.js";
 import { LABEL_KINDS } from "./labels.js";
 import * as schema from "./schema.js";
-
-/** A value the sync worker sets itself. */
-export const worker = (meaning: string): ColumnEntry => ({ meaning, source: "Worker" });
 
 const BOTH = "(summary and full views)";
 const FULL = "(full view)";
 const PERSONAL = "Personal data: hashed or NULL under `SYNC_PERSONAL_DATA=hash` or `drop`.";
-const UTC = "UTC ISO 8601 text with milliseconds";
-const UNIT_NOT_STATED = "unit not stated by the contract";
-const LABELS_IMPORT = "`booking-sync labels import FILE.json`";
 
-const both = (field: string) => `\`${field}\` ${BOTH}`;
-const full = (field: string) => `\`${field}\` ${FULL}`;
-const inPackage = (field: string) => full(`packages.packages[].${field}`);
-const inItem = (field: string) => inPackage(`items[].${field}`);
+const field = (path: string, view: string) => `\`${path}\` ${view}`;
+/** A column read from the contract's `path`, in both views or in the full view only. */
+const both = (meaning: string, path: string): ColumnEntry => ({ meaning, source: field(path, BOTH) });
+const full = (meaning: string, path: string): ColumnEntry => ({ meaning, source: field(path, FULL) });
+const inPackage = (meaning: string, path: string) => full(meaning, `packages.packages[].${path}`);
+const inItem = (meaning: string, path: string) => inPackage(meaning, `items[].${path}`);
+const unstated = (what: string) => `${what} (unit not stated by the contract).`;
 const state = (what: string) =>
   `${what} code; the contract does not define the codes: their meanings are in \`state_labels\`.`;
+const imported = by("`booking-sync labels import FILE.json`");
+
 const bookings = described(schema.bookings, {
   description:
     "One row per booking the worker has read: the summary columns from the feed (or the list), the detail " +
     "columns once the full record is fetched. Rows are never deleted: a booking the source stops serving " +
     "gets `missing_since`. Analysts start from `bookings_v`.",
   columns: {
-    id: { meaning: "The booking's unique identifier.", source: both("_id") },
-    searchId: { meaning: "Short identifier for quick lookup.", source: both("searchId") },
-    sourcePlatform: { meaning: "Platform where the booking originated.", source: both("sourcePlatform") },
+    id: both("The booking's unique identifier.", "_id"),
+    searchId: both("Short identifier for quick lookup.", "searchId"),
+    sourcePlatform: both("Platform where the booking originated.", "sourcePlatform"),
     bookingType: {
       meaning: "`IN` (international) or `LC` (local); NULL until known.",
-      source: `${full("type")}, or the \`bookingType\` of a type-scoped feed stream (\`feed:IN\`, \`feed:LC\`)`,
+      source: `${field("type", FULL)}, or the \`bookingType\` of a type-scoped feed stream (\`feed:IN\`, \`feed:LC\`)`,
     },
     createdAt: {
       meaning: `When the booking was created, ${UTC}: the order the walks follow. NULL when the source never served a real one (see \`summary_problems\`, \`detail_problems\`); a later read without one keeps it.`,
-      source: `${both("createdAt")}, converted to UTC`,
+      source: `${field("createdAt", BOTH)}, converted to UTC`,
     },
-    bookingDate: {
-      meaning: `When the booking was made, ${UTC} when readable, else as received.`,
-      source: both("bookingDate"),
-    },
-    paid: {
-      meaning: "Whether payment is complete: 1 paid, 0 unpaid, NULL not stated.",
-      source: both("paid"),
-    },
-    bookingState: { meaning: state("Booking state"), source: both("bookingState") },
-    orderState: { meaning: state("Order state"), source: both("orderState") },
-    totalAmount: { meaning: "Total including VAT and fees, NGN.", source: both("totalAmount") },
-    weight: { meaning: `Total weight of all packages (${UNIT_NOT_STATED}).`, source: both("weight") },
-    numberOfPackages: { meaning: "Number of packages.", source: both("numberOfPackages") },
-    senderName: { meaning: `The sender's name. ${PERSONAL}`, source: both("sender.contact.name") },
-    senderPhone: { meaning: `The sender's phone number. ${PERSONAL}`, source: both("sender.contact.phone") },
+    bookingDate: both(`When the booking was made, ${UTC} when readable, else as received.`, "bookingDate"),
+    paid: both("Whether payment is complete: 1 paid, 0 unpaid, NULL not stated.", "paid"),
+    bookingState: both(state("Booking state"), "bookingState"),
+    orderState: both(state("Order state"), "orderState"),
+    totalAmount: both("Total including VAT and fees, NGN.", "totalAmount"),
+    weight: both(unstated("Total weight of all packages"), "weight"),
+    numberOfPackages: both("Number of packages.", "numberOfPackages"),
+    senderName: both(`The sender's name. ${PERSONAL}`, "sender.contact.name"),
+    senderPhone: both(`The sender's phone number. ${PERSONAL}`, "sender.contact.phone"),
     senderEmail: {
       meaning: `The sender's email address. ${PERSONAL}`,
-      source: `${full("sender.contact.email")}; the summary's sender has none, so a feed update keeps it`,
+      source: `${field("sender.contact.email", FULL)}; the summary's sender has none, so a feed update keeps it`,
     },
-    senderCity: { meaning: "The sender's city.", source: both("sender.addressDetails.city") },
-    senderCountry: { meaning: "The sender's country.", source: both("sender.addressDetails.country") },
-    senderCountryCode: {
-      meaning: "The sender's country code.",
-      source: both("sender.addressDetails.countryCode"),
-    },
-    receiverName: { meaning: `The receiver's name. ${PERSONAL}`, source: both("receiver.contact.name") },
-    receiverPhone: {
-      meaning: `The receiver's phone number. ${PERSONAL}`,
-      source: both("receiver.contact.phone"),
-    },
-    receiverEmail: {
-      meaning: `The receiver's email address. ${PERSONAL}`,
-      source: both("receiver.contact.email"),
-    },
-    receiverCity: { meaning: "The receiver's city.", source: both("receiver.addressDetails.city") },
-    receiverCountry: { meaning: "The receiver's country.", source: both("receiver.addressDetails.country") },
-    receiverCountryCode: {
-      meaning: "The receiver's country code.",
-      source: both("receiver.addressDetails.countryCode"),
-    },
+    senderCity: both("The sender's city.", "sender.addressDetails.city"),
+    senderCountry: both("The sender's country.", "sender.addressDetails.country"),
+    senderCountryCode: both("The sender's country code.", "sender.addressDetails.countryCode"),
+    receiverName: both(`The receiver's name. ${PERSONAL}`, "receiver.contact.name"),
+    receiverPhone: both(`The receiver's phone number. ${PERSONAL}`, "receiver.contact.phone"),
+    receiverEmail: both(`The receiver's email address. ${PERSONAL}`, "receiver.contact.email"),
+    receiverCity: both("The receiver's city.", "receiver.addressDetails.city"),
+    receiverCountry: both("The receiver's country.", "receiver.addressDetails.country"),
+    receiverCountryCode: both("The receiver's country code.", "receiver.addressDetails.countryCode"),
     summaryJson: {
       meaning:
         "The feed's record, every field kept, as `JSON.stringify` writes it; NULL until the feed serves the booking.",
@@ -97,54 +78,42 @@ const bookings = described(schema.bookings, {
     detailSyncedAt: worker(
       `When the details were last stored or confirmed current, ${UTC}; NULL until fetched.`,
     ),
-    remoteUpdatedAt: {
-      meaning: `When the source last updated the booking, ${UTC}: an older copy never overwrites a newer one.`,
-      source: full("updatedAt"),
-    },
-    subTotal: { meaning: "Subtotal before taxes, NGN.", source: full("subTotal") },
-    bookingVat: { meaning: "VAT, NGN.", source: full("bookingVat") },
-    insuranceType: { meaning: "Insurance type.", source: full("bookingInsurance.type") },
-    insuranceFee: { meaning: "Insurance fee, NGN.", source: full("bookingInsurance.fee") },
-    insuredValue: { meaning: "Insured value, NGN.", source: full("insuredValue") },
-    packageInsurance: { meaning: "Insurance code.", source: full("packageInsurance") },
-    fuelSurchargeAmount: {
-      meaning: "Fuel surcharge, NGN.",
-      source: full("extraCharges.fuelSurcharge.amount"),
-    },
-    packagingFeeAmount: {
-      meaning: "Packaging fee, NGN.",
-      source: full("extraCharges.packagingFee.amount"),
-    },
-    deliveryType: { meaning: "`DROP_OFF` or `SIGNATURE_REQUIRED`.", source: full("deliveryType") },
-    deliveryMode: { meaning: "`DOOR_STEP` or `PICKUP`.", source: full("deliveryMode") },
-    serviceType: { meaning: "Service type, e.g. `AIR_EXPORT`.", source: full("serviceType") },
-    carrier: { meaning: "Carrier code.", source: full("carrier") },
-    shipmentRate: { meaning: "Rate code.", source: full("shipmentRate") },
-    branchName: { meaning: "Branch handling the booking.", source: full("branchName") },
-    servedBy: { meaning: "The partner's staff member who handled the booking.", source: full("servedBy") },
-    collectionType: {
-      meaning: "How the shipment is collected, e.g. `PICKUP`.",
-      source: full("collectionMode.collectionType"),
-    },
-    pickupDate: {
-      meaning: `Pickup date, ${UTC} when readable, else as received.`,
-      source: full("collectionMode.pickupDetails.pickupDate"),
-    },
-    pickupTimeFrom: {
-      meaning: "Start of the pickup window: a clock time with AM/PM, as received, no zone.",
-      source: full("collectionMode.pickupDetails.pickupTimeRange.from"),
-    },
-    pickupTimeTo: {
-      meaning: "End of the pickup window: a clock time with AM/PM, as received, no zone.",
-      source: full("collectionMode.pickupDetails.pickupTimeRange.to"),
-    },
-    promoCode: { meaning: "Promotion code; may be empty.", source: full("promoCode") },
-    customerAcceptanceState: {
-      meaning: state("Customer acceptance state"),
-      source: full("customerAcceptanceState"),
-    },
-    sourceName: { meaning: "Name of the source organisation.", source: full("source.name") },
-    sourceBranch: { meaning: "Branch of the source organisation.", source: full("source.branch") },
+    remoteUpdatedAt: full(
+      `When the source last updated the booking, ${UTC}: an older copy never overwrites a newer one.`,
+      "updatedAt",
+    ),
+    subTotal: full("Subtotal before taxes, NGN.", "subTotal"),
+    bookingVat: full("VAT, NGN.", "bookingVat"),
+    insuranceType: full("Insurance type.", "bookingInsurance.type"),
+    insuranceFee: full("Insurance fee, NGN.", "bookingInsurance.fee"),
+    insuredValue: full("Insured value, NGN.", "insuredValue"),
+    packageInsurance: full("Insurance code.", "packageInsurance"),
+    fuelSurchargeAmount: full("Fuel surcharge, NGN.", "extraCharges.fuelSurcharge.amount"),
+    packagingFeeAmount: full("Packaging fee, NGN.", "extraCharges.packagingFee.amount"),
+    deliveryType: full("`DROP_OFF` or `SIGNATURE_REQUIRED`.", "deliveryType"),
+    deliveryMode: full("`DOOR_STEP` or `PICKUP`.", "deliveryMode"),
+    serviceType: full("Service type, e.g. `AIR_EXPORT`.", "serviceType"),
+    carrier: full("Carrier code.", "carrier"),
+    shipmentRate: full("Rate code.", "shipmentRate"),
+    branchName: full("Branch handling the booking.", "branchName"),
+    servedBy: full("The partner's staff member who handled the booking.", "servedBy"),
+    collectionType: full("How the shipment is collected, e.g. `PICKUP`.", "collectionMode.collectionType"),
+    pickupDate: full(
+      `Pickup date, ${UTC} when readable, else as received.`,
+      "collectionMode.pickupDetails.pickupDate",
+    ),
+    pickupTimeFrom: full(
+      "Start of the pickup window: a clock time with AM/PM, as received, no zone.",
+      "collectionMode.pickupDetails.pickupTimeRange.from",
+    ),
+    pickupTimeTo: full(
+      "End of the pickup window: a clock time with AM/PM, as received, no zone.",
+      "collectionMode.pickupDetails.pickupTimeRange.to",
+    ),
+    promoCode: full("Promotion code; may be empty.", "promoCode"),
+    customerAcceptanceState: full(state("Customer acceptance state"), "customerAcceptanceState"),
+    sourceName: full("Name of the source organisation.", "source.name"),
+    sourceBranch: full("Branch of the source organisation.", "source.branch"),
     listedByRun: worker("The last run (`sync_runs.id`) whose list-bookings pass served the booking."),
     missingSince: {
       meaning: `When \`reconcile\` found the source no longer serves the booking, ${UTC}; NULL while served, cleared if it returns.`,
@@ -168,38 +137,17 @@ const bookingPackages = described(schema.bookingPackages, {
   description:
     "One row per package of a booking with details, replaced whenever the booking's details change.",
   columns: {
-    bookingId: { meaning: "The booking (`bookings.id`).", source: full("_id") },
+    bookingId: full("The booking (`bookings.id`).", "_id"),
     position: worker("0-based position of the package in `packages.packages`."),
-    packageId: { meaning: "The package's identifier.", source: inPackage("_id") },
-    actualWeight: {
-      meaning: `Actual weight (${UNIT_NOT_STATED}).`,
-      source: inPackage("actualWeight"),
-    },
-    length: {
-      meaning: `Length (${UNIT_NOT_STATED}).`,
-      source: inPackage("packageDimension.length"),
-    },
-    width: { meaning: `Width (${UNIT_NOT_STATED}).`, source: inPackage("packageDimension.width") },
-    height: {
-      meaning: `Height (${UNIT_NOT_STATED}).`,
-      source: inPackage("packageDimension.height"),
-    },
-    dimensionWeight: {
-      meaning: `Weight of the package's dimension (${UNIT_NOT_STATED}).`,
-      source: inPackage("packageDimension.weight"),
-    },
-    dimensionPrice: {
-      meaning: "Price of the package's dimension, NGN.",
-      source: inPackage("packageDimension.price"),
-    },
-    predefinedDimension: {
-      meaning: "Identifier of a predefined dimension.",
-      source: inPackage("predefinedDimension"),
-    },
-    multiple: {
-      meaning: "As received; the contract does not say what it counts.",
-      source: inPackage("multiple"),
-    },
+    packageId: inPackage("The package's identifier.", "_id"),
+    actualWeight: inPackage(unstated("Actual weight"), "actualWeight"),
+    length: inPackage(unstated("Length"), "packageDimension.length"),
+    width: inPackage(unstated("Width"), "packageDimension.width"),
+    height: inPackage(unstated("Height"), "packageDimension.height"),
+    dimensionWeight: inPackage(unstated("Weight of the package's dimension"), "packageDimension.weight"),
+    dimensionPrice: inPackage("Price of the package's dimension, NGN.", "packageDimension.price"),
+    predefinedDimension: inPackage("Identifier of a predefined dimension.", "predefinedDimension"),
+    multiple: inPackage("As received; the contract does not say what it counts.", "multiple"),
   },
 });
 
@@ -208,21 +156,21 @@ const bookingItems = described(schema.bookingItems, {
     "One row per item of each package, replaced whenever the booking's details change; only bookings with " +
     "details have items. The contract's top-level `packages.items` is kept in `detail_json` only.",
   columns: {
-    bookingId: { meaning: "The booking (`bookings.id`).", source: full("_id") },
+    bookingId: full("The booking (`bookings.id`).", "_id"),
     packagePosition: worker("0-based position of the item's package in `packages.packages`."),
     position: worker("0-based position of the item in its package's `items`."),
     itemId: {
       meaning: "The item's identifier.",
       source: `\`packages.packages[].items[]._id\`, or \`id\` when \`_id\` is absent ${FULL}`,
     },
-    name: { meaning: "The item's name, free text.", source: inItem("name") },
-    hsCode: { meaning: "Harmonized System code, as declared.", source: inItem("hsCode") },
-    quantity: { meaning: "Quantity.", source: inItem("quantity") },
-    price: { meaning: "Declared price of one unit, NGN.", source: inItem("price") },
-    excludePackingList: {
-      meaning: "1 when the item is left off the packing list, 0 otherwise.",
-      source: inItem("excludePackingList"),
-    },
+    name: inItem("The item's name, free text.", "name"),
+    hsCode: inItem("Harmonized System code, as declared.", "hsCode"),
+    quantity: inItem("Quantity.", "quantity"),
+    price: inItem("Declared price of one unit, NGN.", "price"),
+    excludePackingList: inItem(
+      "1 when the item is left off the packing list, 0 otherwise.",
+      "excludePackingList",
+    ),
   },
 });
 
@@ -250,12 +198,9 @@ const stateLabels = described(schema.stateLabels, {
     "What the source's state codes mean; the contract does not say. A view shows `state <code>` for a " +
     "code without a label.",
   columns: {
-    kind: {
-      meaning: `Which code: ${LABEL_KINDS.map((k) => `\`${k}\``).join(", ")}.`,
-      source: LABELS_IMPORT,
-    },
-    code: { meaning: "The state code.", source: LABELS_IMPORT },
-    label: { meaning: "What the code means.", source: LABELS_IMPORT },
+    kind: imported(`Which code: ${LABEL_KINDS.map((k) => `\`${k}\``).join(", ")}.`),
+    code: imported("The state code."),
+    label: imported("What the code means."),
   },
 });
 
