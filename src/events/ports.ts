@@ -1,0 +1,77 @@
+/**
+ * The booking events stream as its consumers and its delivery loop see the mirror: an outbox the
+ * page writes fill in the same transaction (store/mirror/plan.ts), read by id, and the one webhook
+ * sink's delivery state. Both databases implement it.
+ */
+import type { Awaitable } from "../sync/ports.js";
+
+/** An event as stored: its id and its JSON without the id (starts `{"type":`). */
+export interface StoredEvent {
+  id: number;
+  /** When the mirror observed it (ISO 8601 UTC). */
+  at: string;
+  data: string;
+}
+
+/** A message fixed before its first attempt, so that every retry sends exactly it. */
+export interface PendingMessage {
+  id: string;
+  first: number;
+  last: number;
+  /** The replay it belongs to; null for the live stream. */
+  replay: number | null;
+}
+
+/** The webhook sink's state, as `event_delivery` keeps it. */
+export interface DeliveryState {
+  /** sha256 (hex) of the URL last delivered to; null before the first delivery. */
+  endpoint: string | null;
+  /** The last event id delivered on the live stream; 0 when none. */
+  cursor: number;
+  pending: PendingMessage | null;
+  attempts: number;
+  nextAttemptAt: string | null;
+  lastError: string | null;
+  lastErrorAt: string | null;
+  lastDeliveredAt: string | null;
+  /** Undelivered events dropped past the cap, in all; and when last. */
+  dropped: number;
+  droppedAt: string | null;
+}
+
+/** A replay asked for by `events replay`; `next` is the first id not yet sent again. */
+export interface Replay {
+  id: number;
+  from: number;
+  to: number;
+  next: number;
+}
+
+/** The mirror's side of the events stream. */
+export interface EventStore {
+  /** Events with id > `after`, ascending, at most `limit` (and at most `to` when given). */
+  readEvents(after: number, limit: number, to?: number): Awaitable<StoredEvent[]>;
+  /** The newest event's id, 0 when none. */
+  lastEventId(): Awaitable<number>;
+  /** The webhook sink's state (the initial state when never written). */
+  readDelivery(): Awaitable<DeliveryState>;
+  /** Writes the parts of the sink's state given, committed before it resolves. */
+  saveDelivery(change: Partial<DeliveryState>): Awaitable<void>;
+  /** The oldest replay not finished, or null. */
+  nextReplay(): Awaitable<Replay | null>;
+  /** Records a replay request; returns its id. */
+  requestReplay(from: number, to: number, at: string): Awaitable<number>;
+  /** Records that a replay was sent up to `next - 1` (finished when past its `to`), with the sink's `change`, in one transaction. */
+  advanceReplay(id: number, next: number, at: string, change: Partial<DeliveryState>): Awaitable<void>;
+  /**
+   * Retention: deletes events older than `before` that are delivered (id ≤ the cursor), or all such
+   * when `delivered` is false (no sink); then, when more than `cap` are undelivered, drops the
+   * oldest of them (moving the cursor past them). Returns how many were pruned and dropped.
+   */
+  pruneEvents(
+    before: string,
+    cap: number,
+    delivered: boolean,
+    at: string,
+  ): Awaitable<{ pruned: number; dropped: number }>;
+}
