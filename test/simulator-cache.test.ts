@@ -9,8 +9,8 @@ const start = useSimulators();
 /** Every booking's JSON, as served, against stringifying its objects. */
 function expectCurrentJson(d: Dataset): void {
   for (let i = 0; i < d.size; i++) {
-    expect(d.fullJson(i).toString()).toBe(JSON.stringify(d.full(i)));
-    expect(d.summaryJson(i).toString()).toBe(JSON.stringify(d.summary(i)));
+    expect(d.json("full", i).toString()).toBe(JSON.stringify(d.full(i)));
+    expect(d.json("summary", i).toString()).toBe(JSON.stringify(d.summary(i)));
   }
 }
 

@@ -12,165 +12,61 @@ export interface Place {
   postalCodes: readonly string[];
 }
 
-const NG = { country: "Nigeria", countryCode: "NG", dial: "234" } as const;
+/** Country name and telephone calling code, by country code. */
+const COUNTRIES = {
+  NG: { country: "Nigeria", dial: "234" },
+  GB: { country: "United Kingdom", dial: "44" },
+  US: { country: "United States", dial: "1" },
+  CA: { country: "Canada", dial: "1" },
+  AE: { country: "United Arab Emirates", dial: "971" },
+  GH: { country: "Ghana", dial: "233" },
+};
 
-/** Nigerian cities: every sender, and the receivers of local (LC) bookings. */
-export const NIGERIAN_PLACES: readonly Place[] = [
-  {
-    ...NG,
-    city: "Lagos",
-    state: "Lagos",
-    stateCode: "LA",
-    streets: ["Adeola Odeku Street", "Allen Avenue", "Awolowo Road", "Admiralty Way", "Herbert Macaulay Way"],
-    postalCodes: ["100001", "101241", "101233", "105102"],
-  },
-  {
-    ...NG,
-    city: "Abuja",
-    state: "Federal Capital Territory",
-    stateCode: "FC",
-    streets: ["Ahmadu Bello Way", "Aminu Kano Crescent", "Adetokunbo Ademola Crescent", "Gimbiya Street"],
-    postalCodes: ["900211", "900288", "900108"],
-  },
-  {
-    ...NG,
-    city: "Kano",
-    state: "Kano",
-    stateCode: "KN",
-    streets: ["Murtala Mohammed Way", "Zoo Road", "Bompai Road", "France Road"],
-    postalCodes: ["700001", "700213", "700241"],
-  },
-  {
-    ...NG,
-    city: "Ibadan",
-    state: "Oyo",
-    stateCode: "OY",
-    streets: ["Ring Road", "Bodija Market Road", "Iwo Road", "Oluyole Way"],
-    postalCodes: ["200001", "200284", "200132"],
-  },
-  {
-    ...NG,
-    city: "Port Harcourt",
-    state: "Rivers",
-    stateCode: "RI",
-    streets: ["Trans-Amadi Road", "Aba Road", "Olu Obasanjo Road", "Peter Odili Road"],
-    postalCodes: ["500001", "500102", "500272"],
-  },
-  {
-    ...NG,
-    city: "Enugu",
-    state: "Enugu",
-    stateCode: "EN",
-    streets: ["Ogui Road", "Zik Avenue", "Agbani Road", "Chime Avenue"],
-    postalCodes: ["400001", "400102", "400241"],
-  },
-  {
-    ...NG,
-    city: "Kaduna",
-    state: "Kaduna",
-    stateCode: "KD",
-    streets: ["Ahmadu Bello Way", "Constitution Road", "Ali Akilu Road", "Independence Way"],
-    postalCodes: ["800001", "800283", "800212"],
-  },
-  {
-    ...NG,
-    city: "Benin City",
-    state: "Edo",
-    stateCode: "ED",
-    streets: ["Sapele Road", "Airport Road", "Akpakpava Road", "Ugbowo-Lagos Road"],
-    postalCodes: ["300001", "300102", "300271"],
-  },
-  {
-    ...NG,
-    city: "Abeokuta",
-    state: "Ogun",
-    stateCode: "OG",
-    streets: ["Oke-Ilewo Road", "Kuto Road", "Panseke Road"],
-    postalCodes: ["110001", "110124"],
-  },
-  {
-    ...NG,
-    city: "Owerri",
-    state: "Imo",
-    stateCode: "IM",
-    streets: ["Wetheral Road", "Douglas Road", "Okigwe Road"],
-    postalCodes: ["460001", "460242"],
-  },
-];
+type Row = [keyof typeof COUNTRIES, string, string, string, string, string];
+
+/** Places from rows of "country code | city | state | state code | streets | postal codes", lists split by ", ". */
+function places(rows: string): Place[] {
+  return rows
+    .trim()
+    .split("\n")
+    .map((row) => {
+      const [countryCode, city, state, stateCode, streets, postalCodes] = row.split(" | ") as Row;
+      return {
+        ...COUNTRIES[countryCode],
+        countryCode,
+        city,
+        state,
+        stateCode,
+        streets: streets.split(", "),
+        postalCodes: postalCodes.split(", "),
+      };
+    });
+}
+
+/** Nigerian cities: every sender, and the receivers of local (LC) bookings. Lagos first: it sends the most. */
+export const NIGERIAN_PLACES: readonly Place[] = places(`
+NG | Lagos | Lagos | LA | Adeola Odeku Street, Allen Avenue, Awolowo Road, Admiralty Way, Herbert Macaulay Way | 100001, 101241, 101233, 105102
+NG | Abuja | Federal Capital Territory | FC | Ahmadu Bello Way, Aminu Kano Crescent, Adetokunbo Ademola Crescent, Gimbiya Street | 900211, 900288, 900108
+NG | Kano | Kano | KN | Murtala Mohammed Way, Zoo Road, Bompai Road, France Road | 700001, 700213, 700241
+NG | Ibadan | Oyo | OY | Ring Road, Bodija Market Road, Iwo Road, Oluyole Way | 200001, 200284, 200132
+NG | Port Harcourt | Rivers | RI | Trans-Amadi Road, Aba Road, Olu Obasanjo Road, Peter Odili Road | 500001, 500102, 500272
+NG | Enugu | Enugu | EN | Ogui Road, Zik Avenue, Agbani Road, Chime Avenue | 400001, 400102, 400241
+NG | Kaduna | Kaduna | KD | Ahmadu Bello Way, Constitution Road, Ali Akilu Road, Independence Way | 800001, 800283, 800212
+NG | Benin City | Edo | ED | Sapele Road, Airport Road, Akpakpava Road, Ugbowo-Lagos Road | 300001, 300102, 300271
+NG | Abeokuta | Ogun | OG | Oke-Ilewo Road, Kuto Road, Panseke Road | 110001, 110124
+NG | Owerri | Imo | IM | Wetheral Road, Douglas Road, Okigwe Road | 460001, 460242
+`);
 
 /** Destinations of international (IN) bookings. */
-export const INTERNATIONAL_PLACES: readonly Place[] = [
-  {
-    city: "London",
-    state: "England",
-    stateCode: "ENG",
-    country: "United Kingdom",
-    countryCode: "GB",
-    dial: "44",
-    streets: ["Rye Lane", "Old Kent Road", "Peckham High Street", "Walworth Road"],
-    postalCodes: ["SE15 4ST", "SE1 5HG", "SE17 1RW", "E15 4BQ"],
-  },
-  {
-    city: "Houston",
-    state: "Texas",
-    stateCode: "TX",
-    country: "United States",
-    countryCode: "US",
-    dial: "1",
-    streets: ["Bissonnet Street", "Bellaire Boulevard", "Westheimer Road", "Wilcrest Drive"],
-    postalCodes: ["77072", "77036", "77099", "77083"],
-  },
-  {
-    city: "Toronto",
-    state: "Ontario",
-    stateCode: "ON",
-    country: "Canada",
-    countryCode: "CA",
-    dial: "1",
-    streets: ["Finch Avenue West", "Jane Street", "Weston Road", "Kipling Avenue"],
-    postalCodes: ["M9V 3Y6", "M3N 1W9", "M9M 2G4"],
-  },
-  {
-    city: "Dubai",
-    state: "Dubai",
-    stateCode: "DU",
-    country: "United Arab Emirates",
-    countryCode: "AE",
-    dial: "971",
-    streets: ["Sheikh Zayed Road", "Al Rigga Road", "Al Muraqqabat Street"],
-    postalCodes: ["00000"],
-  },
-  {
-    city: "Accra",
-    state: "Greater Accra",
-    stateCode: "AA",
-    country: "Ghana",
-    countryCode: "GH",
-    dial: "233",
-    streets: ["Oxford Street", "Liberation Road", "Ring Road Central", "Spintex Road"],
-    postalCodes: ["GA-123-4567", "GA-184-1120", "GL-055-9321"],
-  },
-  {
-    city: "Manchester",
-    state: "England",
-    stateCode: "ENG",
-    country: "United Kingdom",
-    countryCode: "GB",
-    dial: "44",
-    streets: ["Oxford Road", "Stockport Road", "Cheetham Hill Road"],
-    postalCodes: ["M13 9PL", "M12 6HS", "M8 8EP"],
-  },
-  {
-    city: "Atlanta",
-    state: "Georgia",
-    stateCode: "GA",
-    country: "United States",
-    countryCode: "US",
-    dial: "1",
-    streets: ["Peachtree Street", "Candler Road", "Memorial Drive"],
-    postalCodes: ["30303", "30032", "30317"],
-  },
-];
+export const INTERNATIONAL_PLACES: readonly Place[] = places(`
+GB | London | England | ENG | Rye Lane, Old Kent Road, Peckham High Street, Walworth Road | SE15 4ST, SE1 5HG, SE17 1RW, E15 4BQ
+US | Houston | Texas | TX | Bissonnet Street, Bellaire Boulevard, Westheimer Road, Wilcrest Drive | 77072, 77036, 77099, 77083
+CA | Toronto | Ontario | ON | Finch Avenue West, Jane Street, Weston Road, Kipling Avenue | M9V 3Y6, M3N 1W9, M9M 2G4
+AE | Dubai | Dubai | DU | Sheikh Zayed Road, Al Rigga Road, Al Muraqqabat Street | 00000
+GH | Accra | Greater Accra | AA | Oxford Street, Liberation Road, Ring Road Central, Spintex Road | GA-123-4567, GA-184-1120, GL-055-9321
+GB | Manchester | England | ENG | Oxford Road, Stockport Road, Cheetham Hill Road | M13 9PL, M12 6HS, M8 8EP
+US | Atlanta | Georgia | GA | Peachtree Street, Candler Road, Memorial Drive | 30303, 30032, 30317
+`);
 
 export const FIRST_NAMES: readonly string[] = (
   "Chinedu Adaeze Oluwaseun Emeka Ngozi Aisha Ibrahim Funmilayo Tunde Bukola Yusuf Zainab " +

@@ -111,17 +111,8 @@ export class Dataset {
     return summaryOf(this.full(i));
   }
 
-  /** `JSON.stringify(full(i))` as UTF-8, cached while booking i's version and times stay the same. */
-  fullJson(i: number): Buffer {
-    return this.#json("full", i);
-  }
-
-  /** `JSON.stringify(summary(i))` as UTF-8, cached like `fullJson`. */
-  summaryJson(i: number): Buffer {
-    return this.#json("summary", i);
-  }
-
-  #json(view: RecordView, i: number): Buffer {
+  /** `JSON.stringify` of booking i in `view` as UTF-8, cached while its version and times stay the same. */
+  json(view: RecordView, i: number): Buffer {
     const stamp = this.#stamp(i);
     return this.#records.json(view, i, stamp, () => {
       const full = fullBooking(this.seed, i, stamp.version, stamp);
@@ -209,11 +200,6 @@ export class Dataset {
       position++;
     }
     return { indexes: this.#takeDescending(view, position, query.pageSize), total };
-  }
-
-  /** Number of visible bookings matching the filter. */
-  count(filter: BookingFilter = {}): number {
-    return this.list({ ...filter, page: 1, pageSize: 1 }).total;
   }
 
   /** Every visible booking index matching the filter (both fields may be set), newest first. */

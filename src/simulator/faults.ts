@@ -63,8 +63,6 @@ export function createFaultPlan(seed: number, rate = 0, kinds: readonly FaultKin
     clear: () => {
       queue.length = 0;
     },
-    /** Faults still queued. */
-    pending: () => queue.length,
     /** Sets the probability (0..1) that a request without a queued fault gets a random one, and from which kinds. */
     setRate(newRate: number, newKinds?: readonly FaultKind[]): void {
       currentRate = checkRate(newRate);

@@ -4,11 +4,13 @@ import { setTimeout as delay } from "node:timers/promises";
 import type { Dataset } from "./dataset.js";
 import type { Endpoint, Fault, FaultKind, FaultPlan } from "./faults.js";
 import { parseFeedParams, parseListParams } from "./params.js";
+import type { RecordView } from "./record-cache.js";
 import {
   corruptRecords,
   errorEnvelope,
   jsonWithRecords,
   MESSAGES,
+  okEnvelope,
   RECORDS,
   sendJson,
   sendJsonChunks,
@@ -57,19 +59,21 @@ export interface Context {
   closing: AbortController;
 }
 
+/** The event of a request to `endpoint`, as if answered with a 200. */
+export function requestEvent(
+  req: IncomingMessage,
+  endpoint: Endpoint | "other" = "other",
+  fault?: FaultKind,
+): RequestEvent {
+  return { endpoint, method: req.method ?? "GET", url: req.url ?? "/", status: 200, fault };
+}
+
 /** Answers one request; resolves with what was sent. */
 export async function handle(ctx: Context, req: IncomingMessage, res: ServerResponse): Promise<RequestEvent> {
   const url = new URL(req.url ?? "/", "http://simulator");
   const endpoint = ROUTES[url.pathname];
-  const event: RequestEvent = {
-    endpoint: endpoint ?? "other",
-    method: req.method ?? "GET",
-    url: req.url ?? "/",
-    status: 200,
-    fault: undefined,
-  };
   const fault = endpoint ? ctx.faults.next(endpoint) : undefined;
-  event.fault = fault?.kind;
+  const event = requestEvent(req, endpoint, fault?.kind);
   const wait = ctx.behaviour.latencyMs + (fault?.kind === "slow" ? fault.ms : 0);
   if (wait > 0) {
     const aborted = await delay(wait, false, { signal: ctx.closing.signal }).catch(() => true);
@@ -114,20 +118,9 @@ function feedBody(ctx: Context, url: URL, fault: Fault | undefined, nowMs: numbe
     nextCursor = cursor ?? null;
     hasMore = true;
   }
-  const envelope = (bookings: unknown) => ({
-    success: true,
-    data: { bookings, nextCursor, hasMore },
-    status: 200,
-    message: "Recent bookings fetched successfully",
-    timestamp: new Date(nowMs).toISOString(),
-  });
-  return recordsBody(
-    envelope,
-    fault,
-    indexes,
-    (i) => ctx.dataset.summary(i),
-    (i) => ctx.dataset.summaryJson(i),
-  );
+  const envelope = (bookings: unknown) =>
+    okEnvelope({ data: { bookings, nextCursor, hasMore } }, "Recent bookings fetched successfully", nowMs);
+  return recordsBody(ctx, "summary", indexes, fault, envelope);
 }
 
 /** The list envelope as JSON chunks, or the 400 message when a parameter is invalid. */
@@ -136,34 +129,27 @@ function listBody(ctx: Context, url: URL, fault: Fault | undefined, nowMs: numbe
   if (!parsed.ok) return parsed.message;
   const { page, pageSize, sourcePlatform } = parsed.value;
   const { indexes, total } = ctx.dataset.list({ page, pageSize, sourcePlatform });
-  const envelope = (data: unknown) => ({
-    success: true,
-    data,
-    pagination: { total, page, pageSize, totalPages: Math.ceil(total / pageSize) },
-    status: 200,
-    message: "Bookings retrieved successfully",
-    timestamp: new Date(nowMs).toISOString(),
-  });
-  return recordsBody(
-    envelope,
-    fault,
-    indexes,
-    (i) => ctx.dataset.full(i),
-    (i) => ctx.dataset.fullJson(i),
-  );
+  const pagination = { total, page, pageSize, totalPages: Math.ceil(total / pageSize) };
+  const envelope = (data: unknown) =>
+    okEnvelope({ data, pagination }, "Bookings retrieved successfully", nowMs);
+  return recordsBody(ctx, "full", indexes, fault, envelope);
 }
 
 /** An envelope around the records' cached JSON, or corrupted copies of them for a malformed page. */
 function recordsBody(
-  envelope: (records: unknown) => object,
-  fault: Fault | undefined,
+  ctx: Context,
+  view: RecordView,
   indexes: readonly number[],
-  record: (i: number) => object,
-  json: (i: number) => Buffer,
+  fault: Fault | undefined,
+  envelope: (records: unknown) => object,
 ): Buffer[] {
+  const json = indexes.map((i) => ctx.dataset.json(view, i));
   if (fault?.kind === "malformed") {
-    const records = corruptRecords(indexes.map(record), fault.count ?? 3);
+    const records = corruptRecords(
+      json.map((record) => JSON.parse(record.toString())),
+      fault.count ?? 3,
+    );
     return [Buffer.from(JSON.stringify(envelope(records)))];
   }
-  return jsonWithRecords(envelope(RECORDS), indexes.map(json));
+  return jsonWithRecords(envelope(RECORDS), json);
 }

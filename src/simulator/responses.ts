@@ -42,6 +42,11 @@ export function jsonWithRecords(envelope: object, records: readonly Buffer[]): B
   return chunks;
 }
 
+/** The success envelope: `fields` (data, and a list's pagination) come between `success` and `status`. */
+export function okEnvelope(fields: object, message: string, nowMs: number) {
+  return { success: true, ...fields, status: 200, message, timestamp: new Date(nowMs).toISOString() };
+}
+
 /** The error envelope: success, status, message and timestamp only. */
 export function errorEnvelope(status: number, message: string, nowMs: number) {
   return { success: false, status, message, timestamp: new Date(nowMs).toISOString() };
@@ -89,13 +94,12 @@ export function sendTruncated(res: ServerResponse, json: Buffer, mode: "length" 
   if (res.destroyed) return;
   const cut = json.subarray(0, Math.max(1, Math.floor(json.length / 2)));
   if (mode === "length") {
-    res.writeHead(200, { "content-type": JSON_TYPE, "content-length": cut.length });
-    res.end(cut);
-    return;
+    sendJsonChunks(res, 200, [cut]);
+  } else {
+    res.writeHead(200, { "content-type": JSON_TYPE, "content-length": json.length });
+    // Destroy only once the half is flushed, so the client sees a body that stops short.
+    res.write(cut, () => res.destroy());
   }
-  res.writeHead(200, { "content-type": JSON_TYPE, "content-length": json.length });
-  // Destroy only once the half is flushed, so the client sees a body that stops short.
-  res.write(cut, () => res.destroy());
 }
 
 /** Answers with a fault that needs no data; returns the status sent, "dropped", or undefined if none. */

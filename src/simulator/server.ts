@@ -11,7 +11,14 @@ import {
   type InjectOptions,
   TRANSIENT_FAULTS,
 } from "./faults.js";
-import { API_BASE, type Behaviour, type Context, handle, type RequestEvent } from "./handler.js";
+import {
+  API_BASE,
+  type Behaviour,
+  type Context,
+  handle,
+  type RequestEvent,
+  requestEvent,
+} from "./handler.js";
 import { errorEnvelope, sendJson } from "./responses.js";
 
 export type { Behaviour } from "./handler.js";
@@ -67,13 +74,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     const outcome = handle(ctx, req, res).catch((err: unknown): RequestEvent => {
       // A bug in the simulator must surface in the test that hit it, as a 500.
       if (!res.headersSent) sendJson(res, 500, errorEnvelope(500, String(err), now()));
-      return {
-        endpoint: "other",
-        method: req.method ?? "GET",
-        url: req.url ?? "/",
-        status: 500,
-        fault: undefined,
-      };
+      return { ...requestEvent(req), status: 500 };
     });
     // Counted as soon as the answer is written, before the client can read it.
     void outcome.then((event) => record(stats, event));
