@@ -24,12 +24,10 @@ function rewriteAction(flags: Record<string, unknown>): Promise<number> {
     { sqlite },
     async ({ app: { store, logger }, config, signal, exit }) => {
       const mode = config.personalData;
-      const report = await rewritePersonalData(store.db, storedPolicy(config), {
-        // A first signal stops between batches: those rewritten stay, the next run does the rest.
-        onBatch: (read) => {
-          signal.throwIfAborted();
-          logger.debug({ bookings: read }, "rewriting personal data");
-        },
+      // A first signal stops between batches: those rewritten stay, the next run does the rest.
+      const report = await rewritePersonalData(store.db, storedPolicy(config), (read) => {
+        signal.throwIfAborted();
+        logger.debug({ bookings: read }, "rewriting personal data");
       }).catch((err: unknown) => (signal.aborted && err === signal.reason ? undefined : Promise.reject(err)));
       if (!report)
         return exit(

@@ -70,11 +70,12 @@ export function etaWords(seconds: number): string {
   return seconds > -60 ? "due now" : `${Math.floor(-seconds / 60)} min overdue`;
 }
 
-function parseJson(text: string): unknown {
+/** Stored JSON text's value; undefined when it is not JSON (a hand-edited row, say). */
+export function parseJson(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {
-    return null;
+    return undefined;
   }
 }
 

@@ -23,11 +23,6 @@ export interface RewriteReport {
   walEmptied: boolean;
 }
 
-export interface RewriteOptions {
-  /** Told after each batch of bookings, with the bookings read so far. */
-  onBatch?: (read: number) => void;
-}
-
 /** Rows per transaction. */
 const BATCH_SIZE = 500;
 
@@ -40,12 +35,13 @@ interface BookingRow {
 
 /**
  * Rewrites every booking and reject under `personal` (made with `stored: true`), yielding between
- * batches so lease renewal runs. Then VACUUM and an emptied WAL, or old values stay in free pages.
+ * batches so lease renewal runs, and telling `onBatch` the bookings read so far after each. Then
+ * VACUUM and an emptied WAL, or old values stay in free pages.
  */
 export async function rewritePersonalData(
   db: Database.Database,
   personal: PersonalData,
-  options: RewriteOptions = {},
+  onBatch?: (read: number) => void,
 ): Promise<RewriteReport> {
   const columns = SUMMARY_COLUMNS.join(", ");
   const selectBookings = db.prepare<[string, number], BookingRow>(
@@ -76,7 +72,7 @@ export async function rewritePersonalData(
   });
   for (let after: string | undefined = ""; after !== undefined; ) {
     after = bookingBatch.immediate(after);
-    options.onBatch?.(report.bookings);
+    onBatch?.(report.bookings);
     await yieldToTimers();
   }
 
@@ -109,12 +105,9 @@ export async function rewritePersonalData(
   return { ...report, hashed, walEmptied: checkpoint?.busy === 0 };
 }
 
-function countHashed(db: Database.Database): { plain: number; keyed: number } {
+function countHashed(db: Database.Database): RewriteReport["hashed"] {
   const any = (prefix: string) => PERSONAL_COLUMNS.map((c) => `${c} LIKE '${prefix}%'`).join(" OR ");
-  const count = (prefix: string) =>
-    db
-      .prepare(`SELECT count(*) FROM bookings WHERE ${any(prefix)}`)
-      .pluck()
-      .get() as number;
-  return { plain: count("sha256:"), keyed: count("hmac-sha256:") };
+  const sql = `SELECT count(CASE WHEN ${any("sha256:")} THEN 1 END) AS plain,
+    count(CASE WHEN ${any("hmac-sha256:")} THEN 1 END) AS keyed FROM bookings`;
+  return db.prepare<[], RewriteReport["hashed"]>(sql).get() as RewriteReport["hashed"];
 }

@@ -30,29 +30,39 @@ export interface MirrorReader {
 export type Snapshot = <T>(read: (db: MirrorReader) => Promise<T>) => Promise<T>;
 
 /**
- * Snapshots on the SQLite connection `db` (the file at `path`): a read transaction each, taken one
- * after another, since a connection holds one transaction at a time and two page views may overlap.
- * `db` must not be the connection that writes, whose batch may hold a transaction open.
+ * Snapshots taken one after another, since a connection holds one transaction at a time and two page
+ * views may overlap: `begin` opens one and gives its reader and how to end it, whatever `read` did.
+ */
+export function serialSnapshot(begin: () => Promise<[MirrorReader, () => unknown]>): Snapshot {
+  let tail: Promise<unknown> = Promise.resolve();
+  return <T>(read: (db: MirrorReader) => Promise<T>): Promise<T> => {
+    const run = tail.then(async () => {
+      const [reader, end] = await begin();
+      try {
+        return await read(reader);
+      } finally {
+        await end();
+      }
+    });
+    tail = run.catch(() => {});
+    return run;
+  };
+}
+
+/**
+ * Snapshots on the SQLite connection `db` (the file at `path`), a read transaction each. `db` must
+ * not be the connection that writes, whose batch may hold a transaction open.
  */
 export function sqliteSnapshot(db: Database.Database, path: string): Snapshot {
   const reader: MirrorReader = {
     all: async <R>(sql: string, params: readonly unknown[] = []) => sqliteAll<R>(db, sql, params),
     database: async () => sqliteDatabase(path),
   };
-  let tail: Promise<unknown> = Promise.resolve();
-  return <T>(read: (db: MirrorReader) => Promise<T>): Promise<T> => {
-    const run = tail.then(async () => {
-      // Deferred: the snapshot is taken at the first read and holds until COMMIT.
-      db.exec("BEGIN");
-      try {
-        return await read(reader);
-      } finally {
-        if (db.inTransaction) db.exec("COMMIT");
-      }
-    });
-    tail = run.catch(() => {});
-    return run;
-  };
+  return serialSnapshot(async () => {
+    // Deferred: the snapshot is taken at the first read and holds until COMMIT.
+    db.exec("BEGIN");
+    return [reader, () => db.inTransaction && db.exec("COMMIT")];
+  });
 }
 
 /** Runs one statement with `$1, $2…` placeholders on `db`, at once; its rows, none if it returns none. */

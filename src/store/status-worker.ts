@@ -8,7 +8,7 @@ import { extname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import { wrapError } from "../errors.js";
-import { type MirrorReader, type Snapshot, sqliteDatabase } from "./snapshot.js";
+import { type MirrorReader, type Snapshot, serialSnapshot, sqliteDatabase } from "./snapshot.js";
 import type { ThreadReply, ThreadRequest } from "./status-worker-thread.js";
 
 type Request = ThreadRequest extends infer R ? (R extends { id: number } ? Omit<R, "id"> : never) : never;
@@ -24,7 +24,6 @@ type Thread = ReturnType<typeof startThread>;
 export function workerSnapshot(path: string): Snapshot & { close(): Promise<void> } {
   let thread: Thread | undefined;
   let closed = false;
-  let tail: Promise<unknown> = Promise.resolve();
   const started = (): Thread => {
     if (closed) throw new Error(`status reads of ${path}: the mirror is closed`);
     // A thread that died is replaced at the next read.
@@ -34,24 +33,16 @@ export function workerSnapshot(path: string): Snapshot & { close(): Promise<void
     thread = own;
     return own;
   };
-  const snapshot = <T>(read: (db: MirrorReader) => Promise<T>): Promise<T> => {
-    const run = tail.then(async () => {
-      const t = thread ?? started();
-      const reader: MirrorReader = {
-        all: async <R>(sql: string, params: readonly unknown[] = []) =>
-          (await t.call({ op: "all", sql, params })) as R[],
-        database: async () => sqliteDatabase(path),
-      };
-      await t.call({ op: "begin" });
-      try {
-        return await read(reader);
-      } finally {
-        await t.call({ op: "end" }).catch(() => undefined);
-      }
-    });
-    tail = run.catch(() => undefined);
-    return run;
-  };
+  const snapshot = serialSnapshot(async () => {
+    const t = thread ?? started();
+    const reader: MirrorReader = {
+      all: async <R>(sql: string, params: readonly unknown[] = []) =>
+        (await t.call({ op: "all", sql, params })) as R[],
+      database: async () => sqliteDatabase(path),
+    };
+    await t.call({ op: "begin" });
+    return [reader, () => t.call({ op: "end" }).catch(() => undefined)];
+  });
   const close = async (): Promise<void> => {
     closed = true;
     const t = thread;

@@ -7,7 +7,7 @@ import { DETAILS_STREAM } from "../sync/list/details.js";
 import { WITHHELD_STREAM, type WithheldMarks } from "../sync/list/missing-share.js";
 import { isSourceRecord, SOURCE_STREAM, type SourceRecord } from "../sync/source.js";
 import { type FailingStatus, failingOf, type SyncRunEnd } from "./failing.js";
-import { type FillStatus, fillStatus } from "./fill-status.js";
+import { type FillStatus, fillStatus, parseJson } from "./fill-status.js";
 import type { DatabaseStatus, MirrorReader } from "./snapshot.js";
 
 /** The mirror's state as of `at`; times are ISO 8601 UTC, ages whole seconds (never negative). */
@@ -236,12 +236,7 @@ async function readSourceState(db: MirrorReader): Promise<SourceState> {
   );
   const value = (stream: string): unknown => {
     const text = rows.find((r) => r.stream === stream)?.progress;
-    if (!text) return null;
-    try {
-      return JSON.parse(text) as unknown;
-    } catch {
-      return undefined;
-    }
+    return text ? parseJson(text) : null;
   };
   const source = value(SOURCE_STREAM);
   return {
