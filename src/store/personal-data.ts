@@ -13,24 +13,6 @@ import { type Param, SUMMARY_COLUMNS } from "./rows.js";
 /** How a value is normalised before it is hashed, so that one person's value hashes alike. */
 export type ValueKind = "text" | "email" | "phone" | "id";
 
-/** Personal fields of a party's `contact` (sender and receiver; `owner` is the sender's account). */
-const CONTACT_FIELDS: Readonly<Record<string, ValueKind>> = {
-  name: "text",
-  phone: "phone",
-  email: "email",
-  owner: "id",
-};
-/** Personal fields of a party's `addressDetails`; city, state, country and their codes stay. */
-const ADDRESS_FIELDS: Readonly<Record<string, ValueKind>> = {
-  addressLine1: "text",
-  apartmentNumber: "text",
-  landmark: "text",
-  streetLines: "text",
-  postalCode: "text",
-};
-/** Personal fields of the full view's `payments`: the customer's account and id. */
-const PAYMENT_FIELDS: Readonly<Record<string, ValueKind>> = { accountNumber: "id", customerId: "id" };
-
 /** The typed columns that hold personal values, and how each is normalised. */
 const COLUMN_KINDS: Readonly<Record<string, ValueKind>> = {
   sender_name: "text",
@@ -55,8 +37,20 @@ const PERSONAL_POSITIONS = SUMMARY_COLUMNS.flatMap((column, index) => {
 interface Shape {
   readonly [key: string]: ValueKind | Shape;
 }
-const PARTY: Shape = { contact: CONTACT_FIELDS, addressDetails: ADDRESS_FIELDS };
-const RECORD: Shape = { sender: PARTY, receiver: PARTY, payments: PAYMENT_FIELDS };
+/** A party's (sender and receiver) `contact`, where `owner` is the sender's account, and address lines. */
+const PARTY: Shape = {
+  contact: { name: "text", phone: "phone", email: "email", owner: "id" },
+  // City, state, country and their codes stay.
+  addressDetails: {
+    addressLine1: "text",
+    apartmentNumber: "text",
+    landmark: "text",
+    streetLines: "text",
+    postalCode: "text",
+  },
+};
+/** The full view's `payments` hold the customer's account and id. */
+const RECORD: Shape = { sender: PARTY, receiver: PARTY, payments: { accountNumber: "id", customerId: "id" } };
 
 /** Paths of a shape, fields or subtrees; the shape is this module's own, a few levels deep. */
 function pathsOf(shape: Shape, want: "field" | "subtree", prefix = ""): string[] {
