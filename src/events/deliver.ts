@@ -1,0 +1,226 @@
+/**
+ * The webhook delivery loop (push): sends the events in id order, signed, one stored message at a
+ * time, and moves the cursor only on a 2xx. It runs on its own timers, so a receiver that is down or
+ * slow never touches a sync; it never throws, and a store that fails is tried again later.
+ */
+import { createHash } from "node:crypto";
+import { ConfigError, coerceError } from "../errors.js";
+import type { Logger, TimerClock } from "../sync/ports.js";
+import { retryDelay } from "./backoff.js";
+import { MAX_BATCH, type Message } from "./message.js";
+import { nextMessage } from "./next-message.js";
+import type { DeliveryState, EventStore } from "./ports.js";
+import { type PostResult, postMessage, webhookUrlProblem } from "./post.js";
+import { type Signer, signer } from "./sign.js";
+
+/** How often an idle loop looks for new events without being woken, in ms (1 s). */
+export const IDLE_POLL_MS = 1000;
+
+/** Why the loop waits: nothing to send, a failed attempt's backoff, or a failed store call. */
+export type WaitReason = "idle" | "backoff" | "store";
+
+export interface DeliveryOptions {
+  store: EventStore;
+  clock: TimerClock;
+  logger: Logger;
+  /** Stops the loop: the wait ends and an attempt in flight is cut off (its message stays pending). */
+  signal: AbortSignal;
+  /** `EVENTS_WEBHOOK_URL`; never logged (it may hold a token), only its origin. */
+  url: string;
+  /** `EVENTS_WEBHOOK_SECRET` as `parseSecrets` returns it: every message is signed with each. */
+  secrets: readonly string[];
+  /** Events per message, `EVENTS_WEBHOOK_BATCH` (1 to 1000). */
+  batch: number;
+  /** `EVENTS_WEBHOOK_ALLOW_INSECURE`: plain http beyond loopback; default false. */
+  allowInsecure?: boolean | undefined;
+  /** Timeout of one attempt, ms (default 10 s). */
+  timeoutMs?: number | undefined;
+  /** Uniform in [0, 1), the backoff's jitter (default Math.random). */
+  random?: (() => number) | undefined;
+  /** Told each time the loop starts to wait, and for how long in ms: for tests and metrics. */
+  onWait?: ((ms: number, why: WaitReason) => void) | undefined;
+}
+
+/** A running delivery loop. */
+export interface Delivery {
+  /** Look for events now (a page committed); harmless at any time, also after the loop stopped. */
+  wake(): void;
+  /** Resolves once the loop has stopped after `signal` aborted; never rejects. */
+  stopped: Promise<void>;
+}
+
+interface Ctx extends DeliveryOptions {
+  sign: Signer;
+  endpoint: string;
+  origin: string;
+  random: () => number;
+  endpointChecked: boolean;
+  woken: boolean;
+  interrupt: (() => void) | undefined;
+}
+
+interface Wait {
+  ms: number;
+  why: WaitReason;
+}
+
+/**
+ * Starts the loop for the lease holder. Throws a ConfigError at once for a URL events may not go to
+ * (plain http beyond loopback without `allowInsecure`) or an unusable secret; nothing is sent then.
+ */
+export function startDelivery(options: DeliveryOptions): Delivery {
+  const problem = webhookUrlProblem(options.url, options.allowInsecure ?? false);
+  if (problem) throw new ConfigError(problem, { hint: "set EVENTS_WEBHOOK_URL to the receiver's https URL" });
+  const ctx: Ctx = {
+    ...options,
+    batch: Math.min(MAX_BATCH, Math.max(1, Math.trunc(options.batch) || 1)),
+    sign: signer(options.secrets),
+    // The URL itself may hold a token: the database keeps a hash, the logs the origin.
+    endpoint: createHash("sha256").update(options.url).digest("hex"),
+    origin: new URL(options.url).origin,
+    random: options.random ?? Math.random,
+    endpointChecked: false,
+    woken: false,
+    interrupt: undefined,
+  };
+  const stopped = run(ctx).catch((err) => {
+    ctx.logger.error({ err: coerceError(err).message }, "webhook delivery stopped on an unexpected error");
+  });
+  return {
+    wake() {
+      ctx.woken = true;
+      ctx.interrupt?.();
+    },
+    stopped,
+  };
+}
+
+async function run(ctx: Ctx): Promise<void> {
+  ctx.logger.info({ webhook: ctx.origin, batch: ctx.batch }, "webhook delivery started");
+  let failures = 0;
+  while (!ctx.signal.aborted) {
+    ctx.woken = false;
+    let wait: Wait;
+    try {
+      wait = await step(ctx);
+      failures = 0;
+    } catch (err) {
+      failures++;
+      const ms = retryDelay(failures, undefined, ctx.clock.now(), ctx.random);
+      const message = coerceError(err).message;
+      ctx.logger.error({ err: message, failures }, `webhook delivery: ${message}; trying again in ${ms} ms`);
+      wait = { ms, why: "store" };
+    }
+    // A wake during the step may have news the step did not see: look again at once.
+    if (wait.ms > 0 && !ctx.woken && !ctx.signal.aborted) await pause(ctx, wait);
+  }
+  ctx.logger.info({ webhook: ctx.origin }, "webhook delivery stopped");
+}
+
+/** Waits `wait.ms` on the clock, or until woken or stopped. */
+function pause(ctx: Ctx, wait: Wait): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      cancel();
+      ctx.signal.removeEventListener("abort", done);
+      ctx.interrupt = undefined;
+      resolve();
+    };
+    const cancel = ctx.clock.setTimeout(done, wait.ms);
+    ctx.signal.addEventListener("abort", done, { once: true });
+    ctx.interrupt = done;
+    ctx.onWait?.(wait.ms, wait.why);
+  });
+}
+
+/** One turn: sends the next message if one is due; returns how long to wait before the next turn. */
+async function step(ctx: Ctx): Promise<Wait> {
+  let state = await ctx.store.readDelivery();
+  if (!ctx.endpointChecked) state = await checkEndpoint(ctx, state);
+  const due = state.nextAttemptAt ? Date.parse(state.nextAttemptAt) - ctx.clock.now().getTime() : 0;
+  if (due > 0) return { ms: due, why: "backoff" };
+  const chosen = await nextMessage(ctx.store, state, ctx.batch, ctx.clock.now().toISOString(), ctx.logger);
+  if (!chosen) return { ms: IDLE_POLL_MS, why: "idle" };
+  const { message } = chosen;
+  let attempts = state.attempts;
+  if (chosen.fresh) {
+    // Fixed before the first attempt: a retry, also after a kill, resends this id and body.
+    const { id, first, last, replay } = message;
+    await ctx.store.saveDelivery({ pending: { id, first, last, replay }, attempts: 0, nextAttemptAt: null });
+    attempts = 0;
+  }
+  const result = await send(ctx, message);
+  // Stopped mid-attempt: not the receiver's failure; the message stays pending for the next start.
+  if (ctx.signal.aborted) return { ms: 0, why: "idle" };
+  if (result.ok) {
+    await delivered(ctx, message);
+    return { ms: 0, why: "idle" };
+  }
+  return failed(ctx, message, attempts + 1, result);
+}
+
+function send(ctx: Ctx, message: Message): Promise<PostResult> {
+  // The spec signs id.timestamp.body with the attempt's time; receivers refuse stale timestamps.
+  const at = ctx.clock.now();
+  return postMessage({
+    url: ctx.url,
+    body: message.body,
+    headers: {
+      "webhook-id": message.id,
+      "webhook-timestamp": String(Math.floor(at.getTime() / 1000)),
+      "webhook-signature": ctx.sign(message.id, at, message.body),
+    },
+    timeoutMs: ctx.timeoutMs,
+    allowInsecure: ctx.allowInsecure,
+    signal: ctx.signal,
+  });
+}
+
+async function delivered(ctx: Ctx, message: Message): Promise<void> {
+  const at = ctx.clock.now().toISOString();
+  const done = { pending: null, attempts: 0, nextAttemptAt: null, lastDeliveredAt: at };
+  if (message.replay !== null) {
+    await ctx.store.advanceReplay(message.replay, message.last + 1, at, done);
+  } else {
+    // The cap may have moved the cursor past this message meanwhile: never move it back.
+    const { cursor } = await ctx.store.readDelivery();
+    await ctx.store.saveDelivery({ ...done, cursor: Math.max(cursor, message.last) });
+  }
+  ctx.logger.debug({ webhookId: message.id, first: message.first, last: message.last }, "webhook delivered");
+}
+
+async function failed(ctx: Ctx, message: Message, attempts: number, result: PostResult & { ok: false }) {
+  const now = ctx.clock.now();
+  const ms = retryDelay(attempts, result.retryAfter, now, ctx.random);
+  await ctx.store.saveDelivery({
+    attempts,
+    lastError: result.error,
+    lastErrorAt: now.toISOString(),
+    nextAttemptAt: new Date(now.getTime() + ms).toISOString(),
+  });
+  ctx.logger.warn(
+    { webhookId: message.id, attempts, status: result.status, retryInMs: ms },
+    `webhook delivery failed: ${result.error}; attempt ${attempts + 1} in ${Math.ceil(ms / 1000)} s`,
+  );
+  return { ms, why: "backoff" } satisfies Wait;
+}
+
+/** Records the endpoint's hash; a changed one keeps the cursor (the stream continues) and says so. */
+async function checkEndpoint(ctx: Ctx, state: DeliveryState): Promise<DeliveryState> {
+  if (state.endpoint !== ctx.endpoint) {
+    const change: Partial<DeliveryState> = { endpoint: ctx.endpoint };
+    if (state.endpoint !== null) {
+      // The old receiver's backoff says nothing about the new one.
+      Object.assign(change, { attempts: 0, nextAttemptAt: null });
+      ctx.logger.warn(
+        { cursor: state.cursor, webhook: ctx.origin },
+        `EVENTS_WEBHOOK_URL changed: the new endpoint gets the stream after event ${state.cursor}, ` +
+          "not what went before; `booking-sync events replay --from 1` sends it the history",
+      );
+    }
+    await ctx.store.saveDelivery(change);
+    state = { ...state, ...change };
+  }
+  ctx.endpointChecked = true;
+  return state;
+}
