@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { createApiClient } from "../src/api/client.js";
-import { topLevel } from "../src/api/stand-in.js";
+import { RecordKeys } from "../src/api/record-keys.js";
 import type { Checked } from "../src/sync/ports.js";
 import { memoryLogger } from "./support/fakes.js";
 import {
@@ -120,6 +120,8 @@ describe("a stand-in's top-level _id and createdAt (a heuristic over a cut-short
       { createdAt: "2026-01-01T00:00:00Z" },
     ],
   ])("%s", (_name, text, want) => {
-    expect(topLevel(text)).toEqual(want);
+    const keys = new RecordKeys(["data"]);
+    keys.push(`{"data":[${text}`);
+    expect(keys.found).toEqual(want);
   });
 });

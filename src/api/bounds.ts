@@ -31,7 +31,7 @@ interface Walk {
   /** Values past a bound beyond those named in `problems`. */
   unnoted: number;
   /** The keys from the record down to the value being visited, joined only for a problem. */
-  keys: Array<string | number>;
+  keys: string[];
 }
 
 const isContainer = (v: unknown): v is object => typeof v === "object" && v !== null;
@@ -80,20 +80,8 @@ function visit(value: unknown, depth: number, walk: Walk): unknown {
     walk.size += 64;
     return marker("depth", MAX_DEPTH);
   }
-  if (Array.isArray(value)) {
-    let copy: unknown[] | null = null;
-    for (let i = 0; i < value.length; i++) {
-      walk.keys.push(i);
-      const out = visit(value[i], depth + 1, walk);
-      walk.keys.pop();
-      walk.size += 1;
-      if (out !== value[i]) {
-        copy ??= value.slice();
-        copy[i] = out;
-      }
-    }
-    return copy ?? value;
-  }
+  // An array's indices are its keys here too: JSON.parse makes no sparse array for `for in` to skip.
+  const array = Array.isArray(value);
   const record = value as Record<string, unknown>;
   let copy: Record<string, unknown> | null = null;
   for (const key in record) {
@@ -101,9 +89,9 @@ function visit(value: unknown, depth: number, walk: Walk): unknown {
     walk.keys.push(key);
     const out = visit(record[key], depth + 1, walk);
     walk.keys.pop();
-    walk.size += key.length + 4;
+    walk.size += array ? 1 : key.length + 4;
     if (out !== record[key]) {
-      copy ??= { ...record };
+      copy ??= array ? (value.slice() as unknown as Record<string, unknown>) : { ...record };
       copy[key] = out;
     }
   }

@@ -17,7 +17,6 @@ import { BodyOverCap, feedInSmallerPages, listInSmallerPages } from "./smaller-p
 import { feedStandIn, listStandIn, type StandInCtx } from "./stand-in.js";
 
 export type { RequestEvent } from "./observe.js";
-export type { Endpoint } from "./response.js";
 
 export interface ApiClientOptions {
   /** Base URL including /api/v2, e.g. https://host/api/v2 (a trailing slash is fine). */
@@ -91,18 +90,6 @@ interface Ctx extends StandInCtx {
   options: ApiClientOptions;
 }
 
-/**
- * A body over the cap; not retried as it is, as another attempt would download as much again: the
- * page is read again in smaller pages instead (smaller-pages.ts).
- */
-function bodyTooLarge(ctx: Ctx, endpoint: Endpoint): ApiError {
-  const mb = Math.round((ctx.maxBodyBytes / 1024 / 1024) * 100) / 100;
-  return new ApiError(
-    `${endpoint}: response body over ${mb} MB (SYNC_MAX_RESPONSE_MB); the source sent a larger page than it should`,
-    { retryable: false, cause: new BodyOverCap() },
-  );
-}
-
 /** One HTTP attempt: the response, or a transport failure thrown as an ApiError (or an abort). */
 async function send(
   ctx: Ctx,
@@ -128,7 +115,15 @@ async function send(
     return await request;
   } catch (err) {
     if (signal?.aborted) throw abortError(endpoint, signal.reason);
-    if (tooLarge) throw bodyTooLarge(ctx, endpoint);
+    if (tooLarge) {
+      // Not retried as it is: another attempt would download as much again. The page is read again
+      // in smaller pages instead (smaller-pages.ts).
+      const mb = Math.round((ctx.maxBodyBytes / 1024 / 1024) * 100) / 100;
+      throw new ApiError(
+        `${endpoint}: response body over ${mb} MB (SYNC_MAX_RESPONSE_MB); the source sent a larger page than it should`,
+        { retryable: false, cause: new BodyOverCap() },
+      );
+    }
     if (!(err instanceof RequestError)) throw err;
     // Keep only message and code: got's error holds the request options, headers included.
     const cause = Object.assign(new Error(ctx.scrub(err.message)), { code: err.code });
@@ -139,16 +134,13 @@ async function send(
   }
 }
 
-/** What makes a page of an endpoint's JSON, given the body's size in bytes. */
-type PageReader<T> = (json: unknown, bodyBytes: number) => Verdict<T>;
-
 /** GETs `endpoint` with retries; `reader` judges the JSON, and a bad verdict is retried. */
 async function call<T>(
   ctx: Ctx,
   endpoint: Endpoint,
   searchParams: Record<string, string>,
   signal: AbortSignal | undefined,
-  reader: PageReader<T>,
+  reader: (json: unknown) => Verdict<T>,
 ): Promise<T & { attempts: number }> {
   let started = 0;
   try {
@@ -159,7 +151,7 @@ async function call<T>(
           started = performance.now();
           return send(ctx, endpoint, searchParams, signal);
         }, signal);
-        const verdict = reader(answer(ctx, endpoint, res), res.body.length);
+        const verdict = reader(answer(ctx, endpoint, res));
         if (!verdict.ok) {
           throw new ApiError(ctx.scrub(`${endpoint}: ${verdict.problem}`), {
             status: res.statusCode,

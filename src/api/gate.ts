@@ -6,16 +6,11 @@
  */
 import { setTimeout as sleep } from "node:timers/promises";
 
-/** A caller waiting for a slot. */
-interface Waiter {
-  grant: () => void;
-}
-
 export class RequestGate {
   readonly #maxInFlight: number;
   #inFlight = 0;
-  /** Waiting callers, oldest first. */
-  readonly #queue: Waiter[] = [];
+  /** What grants each waiting caller its slot, oldest first. */
+  readonly #queue: Array<() => void> = [];
   /** No attempt is sent before this time (`performance.now()` ms): the API's request to slow down holds for all. */
   #notBefore = 0;
 
@@ -55,25 +50,23 @@ export class RequestGate {
     }
     return new Promise<void>((resolve, reject) => {
       const onAbort = () => {
-        const at = this.#queue.indexOf(waiter);
+        const at = this.#queue.indexOf(grant);
         if (at >= 0) this.#queue.splice(at, 1);
         reject(signal?.reason);
       };
-      const waiter: Waiter = {
-        grant: () => {
-          signal?.removeEventListener("abort", onAbort);
-          resolve();
-        },
+      const grant = () => {
+        signal?.removeEventListener("abort", onAbort);
+        resolve();
       };
-      this.#queue.push(waiter);
+      this.#queue.push(grant);
       signal?.addEventListener("abort", onAbort, { once: true });
     });
   }
 
   /** Hands the slot to the oldest waiter, or frees it. */
   #release(): void {
-    const next = this.#queue.shift();
-    if (next) next.grant();
+    const grant = this.#queue.shift();
+    if (grant) grant();
     else this.#inFlight--;
   }
 }

@@ -25,11 +25,8 @@ export class RecordKeys {
   #key: string | null = null;
   #done = false;
 
-  /**
-   * `path`: the keys from the body's root to the records array (`["data", "bookings"]` for the feed,
-   * `["data"]` for the list); null when the text is the record itself.
-   */
-  constructor(private readonly path: readonly string[] | null) {}
+  /** `path`: the keys from the body's root to the records array (`["data", "bookings"]` for the feed, `["data"]` for the list). */
+  constructor(private readonly path: readonly string[]) {}
 
   /** Whether both were found, or the first record ended: nothing more to read. */
   get done(): boolean {
@@ -106,7 +103,6 @@ export class RecordKeys {
   /** Whether the innermost container is the first record's own object. */
   #atRecord(): boolean {
     const s = this.#stack;
-    if (this.path === null) return s.length === 1 && !s[0]?.array;
     const n = this.path.length;
     if (s.length !== n + 2 || s[n + 1]?.array !== false || s[n]?.array !== true || s[0]?.array) return false;
     return this.path.every((key, k) => s[k + 1]?.key === key);

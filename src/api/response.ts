@@ -217,8 +217,7 @@ export function isOversizedRaw(raw: unknown): raw is { head: string; bytes: numb
 /** A fetch-recent-bookings answer, records checked one by one (`nextCursor` is not read). */
 export function parseFeed(json: unknown): Verdict<Omit<FeedPage, "attempts">> {
   const envelope = feedEnvelopeSchema.safeParse(json);
-  if (!envelope.success)
-    return { ok: false, problem: `unexpected response shape: ${describeIssues(envelope.error)}` };
+  if (!envelope.success) return badShape(envelope.error);
   const { bookings, hasMore } = envelope.data.data;
   const records = bookings.map((raw) => checkRecord(summaryBookingSchema, raw));
   return { ok: true, page: { records, hasMore } };
@@ -227,17 +226,12 @@ export function parseFeed(json: unknown): Verdict<Omit<FeedPage, "attempts">> {
 /** A list-bookings answer, records checked one by one. */
 export function parseList(json: unknown): Verdict<Omit<ListPage, "attempts">> {
   const envelope = listEnvelopeSchema.safeParse(json);
-  if (!envelope.success)
-    return { ok: false, problem: `unexpected response shape: ${describeIssues(envelope.error)}` };
-  const { data, pagination } = envelope.data;
-  return {
-    ok: true,
-    page: {
-      records: data.map((raw) => checkRecord(fullBookingSchema, raw)),
-      page: pagination.page,
-      pageSize: pagination.pageSize,
-      total: pagination.total,
-      totalPages: pagination.totalPages,
-    },
-  };
+  if (!envelope.success) return badShape(envelope.error);
+  const { page, pageSize, total, totalPages } = envelope.data.pagination;
+  const records = envelope.data.data.map((raw) => checkRecord(fullBookingSchema, raw));
+  return { ok: true, page: { records, page, pageSize, total, totalPages } };
+}
+
+function badShape(error: z.ZodError): Verdict<never> {
+  return { ok: false, problem: `unexpected response shape: ${describeIssues(error)}` };
 }

@@ -56,12 +56,6 @@ function isRetryable(error: unknown): error is ApiError {
   return error instanceof ApiError && error.retryable;
 }
 
-/** The final ApiError, saying how many attempts it took. */
-function withAttempts(error: ApiError, attempts: number): ApiError {
-  const suffix = attempts > 1 ? ` (after ${attempts} attempts)` : "";
-  return new ApiError(`${error.message}${suffix}`, { ...error, attempts, cause: error.cause });
-}
-
 /**
  * Runs `run` until it succeeds, throws anything but a retryable ApiError, or the retries are spent;
  * `signal` cuts a wait short. The waits happen here, outside `run`, so they hold no request slot (gate.ts). Returns the value and its attempts; a final ApiError carries them too.
@@ -93,6 +87,9 @@ export async function withRetry<T>(
     );
     return { value, attempts };
   } catch (err) {
-    throw err instanceof ApiError ? withAttempts(err, attempts) : err;
+    if (!(err instanceof ApiError)) throw err;
+    // The final ApiError says how many attempts it took.
+    const suffix = attempts > 1 ? ` (after ${attempts} attempts)` : "";
+    throw new ApiError(`${err.message}${suffix}`, { ...err, attempts, cause: err.cause });
   }
 }

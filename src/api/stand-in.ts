@@ -23,16 +23,7 @@ const KEEP_BYTES = 4096;
 export const STAND_IN_READ_FACTOR = 8;
 
 /** The two ends of a body, and how much of it was read. */
-export interface BodyEnds {
-  head: string;
-  tail: string;
-  /** Bytes read (after decompression). */
-  bytes: number;
-  /** Whether the body was read to its end (the envelope after the record is then in `tail`). */
-  ended: boolean;
-  /** The record's own `_id` and `createdAt`, wherever in the body they were (record-keys.ts). */
-  own: { _id?: string; createdAt?: string };
-}
+type BodyEnds = NonNullable<Awaited<ReturnType<typeof streamEnds>>>;
 
 /** What reading a stand-in needs from the client; the client's own context extends it. */
 export interface StandInCtx extends ObserveCtx {
@@ -106,21 +97,18 @@ function opening(endpoint: Endpoint, record: "{" | ""): RegExp {
  * array (a body over the cap that is no page: nothing to stand in for); throws an ApiError for a
  * non-2xx answer or a failed read.
  */
-export async function readEnds(
+async function readEnds(
   ctx: StandInCtx,
   endpoint: Endpoint,
   searchParams: Record<string, string>,
   signal: AbortSignal | undefined,
 ): Promise<BodyEnds | null> {
   const started = performance.now();
-  let status: number | undefined;
+  const answered: { status?: number } = {};
   let ends: BodyEnds | null = null;
   let cause: string | undefined;
   try {
-    const onStatus = (s: number) => {
-      status = s;
-    };
-    ends = await ctx.gate.run(() => streamEnds(ctx, endpoint, searchParams, signal, onStatus), signal);
+    ends = await ctx.gate.run(() => streamEnds(ctx, endpoint, searchParams, signal, answered), signal);
     return ends;
   } catch (err) {
     cause = ctx.scrub(err instanceof Error ? err.message : String(err));
@@ -130,7 +118,7 @@ export async function readEnds(
     observe(
       ctx,
       searchParams,
-      { endpoint, outcome, status, durationMs: performance.now() - started, attempt: 1 },
+      { endpoint, outcome, status: answered.status, durationMs: performance.now() - started, attempt: 1 },
       cause,
     );
   }
@@ -141,17 +129,16 @@ async function streamEnds(
   endpoint: Endpoint,
   searchParams: Record<string, string>,
   signal: AbortSignal | undefined,
-  onStatus: (status: number) => void,
-): Promise<BodyEnds | null> {
+  answered: { status?: number },
+) {
   const stream = ctx.http.stream(`${ctx.base}/partner/booking/${endpoint}`, {
     searchParams,
     ...(signal ? { signal } : {}),
   });
-  let status = 0;
   stream.once("response", (res: { statusCode: number }) => {
-    status = res.statusCode;
-    onStatus(status);
+    answered.status = res.statusCode;
   });
+  const failed = () => answered.status === undefined || answered.status < 200 || answered.status >= 300;
   const limit = ctx.maxBodyBytes * STAND_IN_READ_FACTOR;
   const keys = new RecordKeys(RECORDS_PATH[endpoint]);
   const decoder = new StringDecoder("utf8");
@@ -161,7 +148,7 @@ async function streamEnds(
   let ended = true;
   try {
     for await (const chunk of stream as AsyncIterable<Buffer>) {
-      if (status < 200 || status >= 300) break;
+      if (failed()) break;
       const heading = head.length < KEEP_BYTES;
       if (heading) head = Buffer.concat([head, chunk.subarray(0, KEEP_BYTES - head.length)]);
       if (heading && head.length >= KEEP_BYTES && !opening(endpoint, "{").test(head.toString("utf8"))) break;
@@ -183,7 +170,8 @@ async function streamEnds(
   } finally {
     stream.destroy();
   }
-  if (status < 200 || status >= 300)
+  const status = answered.status ?? 0;
+  if (failed())
     throw new ApiError(`${endpoint}: HTTP ${statusLabel(status)} re-reading a record over the body cap`, {
       status,
       retryable: retryableStatus(status),
@@ -191,6 +179,8 @@ async function streamEnds(
   const text = head.toString("utf8");
   // A body without a record in its records array is no page to stand in for.
   if (!opening(endpoint, "{").test(text)) return null;
+  // `bytes` counts after decompression; when `ended`, the envelope after the record is in `tail`;
+  // `own` is the record's own `_id` and `createdAt`, wherever in the body they were.
   return { head: text, tail: tail.toString("utf8"), bytes, ended, own: keys.found };
 }
 
@@ -203,13 +193,6 @@ export function standIn(ends: BodyEnds, endpoint: Endpoint): OversizedRecord {
   const open = opening(endpoint, "").exec(ends.head);
   const record = ends.head.slice(open ? open.index + open[0].length : 0);
   return new OversizedRecord(record.slice(0, 1000), ends.bytes, ends.own);
-}
-
-/** The `_id` and `createdAt` at the top level of the record whose text `text` starts (it may be cut short). */
-export function topLevel(text: string): { _id?: string; createdAt?: string } {
-  const keys = new RecordKeys(null);
-  keys.push(text);
-  return keys.found;
 }
 
 /** The envelope's `hasMore`, when the body was read to its end; a page cut short claims more. */

@@ -149,11 +149,7 @@ function buildRoutes(options: HttpServerOptions): Map<string, Map<string, Handle
     }
     sendJson(res, 202, result);
   };
-  const get = (h: Handler) =>
-    new Map([
-      ["GET", h],
-      ["HEAD", h],
-    ]);
+  const get = (h: Handler) => new Map(["GET", "HEAD"].map((method) => [method, h]));
   const routes = new Map([
     ["/healthz", get(healthz)],
     ["/readyz", get(readyz)],

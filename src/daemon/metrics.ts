@@ -25,9 +25,6 @@ export interface MetricsOptions {
 /** The daemon's metrics and what records them. */
 export type Metrics = ReturnType<typeof createMetrics>;
 
-const RUN_SECONDS_BUCKETS = [0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 900, 1800];
-const REQUEST_SECONDS_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
-
 /** Creates the registry and its metrics. */
 export function createMetrics(options: MetricsOptions = {}) {
   const clock = options.clock ?? { now: () => new Date() };
@@ -116,13 +113,13 @@ function defineMetrics(registry: Registry, lags: () => Promise<Record<string, nu
       "request_duration_seconds",
       "Duration of one HTTP attempt to the partner API, by endpoint.",
       ["endpoint"],
-      REQUEST_SECONDS_BUCKETS,
+      [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
     ),
     runSeconds: histogram(
       "run_duration_seconds",
       "Duration of finished runs, by kind.",
       ["kind"],
-      RUN_SECONDS_BUCKETS,
+      [0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 900, 1800],
     ),
     lastSuccess: gauge(
       "last_success_timestamp_seconds",

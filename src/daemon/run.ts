@@ -6,11 +6,10 @@ import type { App } from "../app.js";
 import { type Config, syncSettings } from "../config/config.js";
 import { streamName } from "../sync/feed/walk.js";
 import { errorText } from "./error-text.js";
-import { createHealth, fillReadiness, type Health } from "./health.js";
-import { type HttpServerHandle, startHttpServer, triggerGuard, triggerRefusal } from "./http.js";
-import type { Metrics } from "./metrics.js";
-import { createRunner, type Runner } from "./runner.js";
-import { createScheduler, type Scheduler, schedulePeriodSeconds } from "./scheduler.js";
+import { createHealth, fillReadiness } from "./health.js";
+import { startHttpServer, triggerGuard, triggerRefusal } from "./http.js";
+import { createRunner } from "./runner.js";
+import { createScheduler, schedulePeriodSeconds } from "./scheduler.js";
 import { installShutdown } from "./shutdown.js";
 import { withheldView } from "./withheld.js";
 
@@ -26,19 +25,7 @@ export interface Daemon {
   finished: Promise<void>;
 }
 
-interface FatalHook {
-  stop: (error: Error) => void;
-}
-
-interface Parts {
-  config: Config;
-  app: DaemonApp;
-  health: Health;
-  metrics: Metrics;
-  runner: Runner;
-  scheduler: Scheduler;
-  http: HttpServerHandle | undefined;
-}
+type Parts = Awaited<ReturnType<typeof assemble>>;
 
 /**
  * Starts the daemon on `app`, syncing at once and then on schedule; rejects on an unbindable port.
@@ -46,13 +33,13 @@ interface Parts {
  */
 export async function startDaemon(app: DaemonApp, config: Config): Promise<Daemon> {
   // The runner reports a fatal error before the stop sequence exists; `launch` fills this in.
-  const fatal: FatalHook = { stop: () => undefined };
+  const fatal = { stop: (_error: Error): void => undefined };
   const parts = await assemble(config, app, (error) => fatal.stop(error));
   return launch(parts, fatal);
 }
 
 /** Builds everything that does not run yet: readiness, runner, scheduler, the HTTP endpoint. */
-async function assemble(config: Config, app: DaemonApp, onFatal: (error: Error) => void): Promise<Parts> {
+async function assemble(config: Config, app: DaemonApp, onFatal: (error: Error) => void) {
   const { metrics } = app;
   const readyMaxAgeSeconds = config.readyMaxAgeSeconds ?? 3 * schedulePeriodSeconds(config.schedule);
   const health = createHealth({ readyMaxAgeSeconds });
@@ -101,7 +88,7 @@ async function assemble(config: Config, app: DaemonApp, onFatal: (error: Error) 
 }
 
 /** Wires the stop sequence to signals and to fatal errors, then starts the schedule. */
-function launch(parts: Parts, fatal: FatalHook): Daemon {
+function launch(parts: Parts, fatal: { stop: (error: Error) => void }): Daemon {
   const { app, scheduler, http } = parts;
   let settle: { resolve: () => void; reject: (err: Error) => void } | undefined;
   const finished = new Promise<void>((resolve, reject) => {

@@ -43,9 +43,6 @@ export type RunOutcome =
   /** The daemon is stopping; nothing ran. */
   | { kind: "stopping" };
 
-/** One run at a time under the writer lease. */
-export type Runner = ReturnType<typeof createRunner>;
-
 type HeldLease = Extract<WriterLease, { acquired: true }>;
 
 /** Creates the runner; it takes the writer lease on its first run. */
