@@ -1,0 +1,93 @@
+/**
+ * The events port in memory, for tests of what reads it (pull, the delivery loop) without a
+ * database; the real stores are tested for real. Ids are never reused, as SQLite's AUTOINCREMENT.
+ */
+import type { DeliveryState, EventStore, Replay, StoredEvent } from "../../src/events/ports.js";
+
+/** An event to add; what is left out gets a plain default. */
+export interface NewEvent {
+  type?: string;
+  bookingId?: string;
+  at?: string;
+}
+
+export interface MemoryEventStore extends EventStore {
+  /** Adds events as a committed page would; returns their ids. */
+  append(...events: NewEvent[]): number[];
+  /** The rows held now (after pruning). */
+  readonly rows: readonly StoredEvent[];
+  /** The replays requested, finished or not. */
+  readonly replays: ReadonlyArray<Replay & { requestedAt: string; finishedAt: string | null }>;
+}
+
+export const INITIAL_DELIVERY: DeliveryState = {
+  endpoint: null,
+  cursor: 0,
+  pending: null,
+  attempts: 0,
+  nextAttemptAt: null,
+  lastError: null,
+  lastErrorAt: null,
+  lastDeliveredAt: null,
+  dropped: 0,
+  droppedAt: null,
+};
+
+export function memoryEventStore(): MemoryEventStore {
+  const rows: StoredEvent[] = [];
+  const replays: Array<Replay & { requestedAt: string; finishedAt: string | null }> = [];
+  let nextId = 1;
+  let delivery: DeliveryState = { ...INITIAL_DELIVERY };
+  return {
+    rows,
+    replays,
+    append(...events) {
+      return events.map((e) => {
+        const id = nextId++;
+        const at = e.at ?? new Date(Date.UTC(2026, 10, 27, 10, 0, 0, id)).toISOString();
+        const data = JSON.stringify({
+          type: e.type ?? "booking.created",
+          bookingId: e.bookingId ?? `B-${id}`,
+          at,
+        });
+        rows.push({ id, at, data });
+        return id;
+      });
+    },
+    readEvents(after, limit, to = Number.POSITIVE_INFINITY) {
+      return rows.filter((r) => r.id > after && r.id <= to).slice(0, limit);
+    },
+    lastEventId: () => rows.at(-1)?.id ?? 0,
+    readDelivery: () => ({ ...delivery }),
+    saveDelivery(change) {
+      delivery = { ...delivery, ...change };
+    },
+    nextReplay() {
+      const open = replays.find((r) => r.finishedAt === null);
+      return open ? { id: open.id, from: open.from, to: open.to, next: open.next } : null;
+    },
+    requestReplay(from, to, at) {
+      const id = replays.length + 1;
+      replays.push({ id, from, to, next: from, requestedAt: at, finishedAt: null });
+      return id;
+    },
+    advanceReplay(id, next, at, change) {
+      const replay = replays.find((r) => r.id === id);
+      if (!replay) throw new Error(`no replay ${id}`);
+      replay.next = next;
+      if (next > replay.to) replay.finishedAt = at;
+      delivery = { ...delivery, ...change };
+    },
+    pruneEvents(before, cap, delivered, at) {
+      const keep = rows.filter((r) => !(r.at < before && (!delivered || r.id <= delivery.cursor)));
+      const pruned = rows.length - keep.length;
+      rows.splice(0, rows.length, ...keep);
+      const undelivered = rows.filter((r) => r.id > delivery.cursor);
+      const dropped = Math.max(0, undelivered.length - cap);
+      const past = undelivered[dropped - 1];
+      if (past)
+        delivery = { ...delivery, cursor: past.id, dropped: delivery.dropped + dropped, droppedAt: at };
+      return { pruned, dropped };
+    },
+  };
+}
