@@ -31,13 +31,8 @@ export function* canonicalJson(value: unknown): Generator<string> {
     } else if (typeof v === "object" && v !== null) {
       const object = v as Record<string, unknown>;
       text += "{";
-      stack.push({
-        object,
-        keys: Object.keys(object)
-          .filter((k) => !omitted(object[k]))
-          .sort(),
-        next: 0,
-      });
+      const keys = Object.keys(object).filter((k) => !omitted(object[k]));
+      stack.push({ object, keys: keys.sort(), next: 0 });
     } else text += omitted(v) ? "null" : JSON.stringify(v);
   };
   write(value);

@@ -64,6 +64,8 @@ async function unlessOverflow<R>(db: MirrorReader, read: () => Promise<R[]>): Pr
   }
 }
 
+const COUNTS = "SELECT day, sum(bookings) AS bookings FROM daily_bookings_v WHERE day = $1 GROUP BY day";
+
 /**
  * Each day on its own, after PostgreSQL refused the whole range: a day whose sum overflows has its
  * count (the query that leaves the sum out never computes it) and Infinity, as SQLite would say.
@@ -72,15 +74,11 @@ async function dayByDay(db: MirrorReader, range: string[]): Promise<DailyTotal[]
   const rows: DailyTotal[] = [];
   for (const day of range) {
     const summed = await unlessOverflow(db, () => db.all<DailyTotal>(sums("= $1"), [day]));
-    const counted = summed
-      ? summed
-      : (
-          await db.all<Omit<DailyTotal, "totalAmount">>(
-            "SELECT day, sum(bookings) AS bookings FROM daily_bookings_v WHERE day = $1 GROUP BY day",
-            [day],
-          )
-        ).map((r) => ({ ...r, totalAmount: Number.POSITIVE_INFINITY }));
-    rows.push(...counted);
+    if (summed) rows.push(...summed);
+    else {
+      const counted = await db.all<Omit<DailyTotal, "totalAmount">>(COUNTS, [day]);
+      rows.push(...counted.map((r) => ({ ...r, totalAmount: Number.POSITIVE_INFINITY })));
+    }
   }
   return rows;
 }

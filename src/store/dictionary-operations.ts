@@ -5,6 +5,7 @@
 import { by, described, type RelationEntry, UTC, worker } from "./dictionary-entry.js";
 import * as schema from "./schema.js";
 
+const STREAMS = "`feed`, `feed:IN`, `feed:LC`, `backfill`, `backfill:<platform>`";
 const CHECKPOINT = "the newest `createdAt` known to be fully mirrored";
 
 const syncRuns = described(schema.syncRuns, {
@@ -14,9 +15,7 @@ const syncRuns = described(schema.syncRuns, {
   columns: {
     id: worker("Run id, in start order."),
     kind: worker("`sync`, `details`, `backfill` or `reconcile`."),
-    stream: worker(
-      "The stream it walked, e.g. `feed`, `feed:IN`, `feed:LC`, `backfill`, `backfill:<platform>`, `reconcile`.",
-    ),
+    stream: worker(`The stream it walked, e.g. ${STREAMS}, \`reconcile\`.`),
     startedAt: worker(`When the run started, ${UTC}.`),
     finishedAt: worker(`When the run ended, ${UTC}; NULL while running.`),
     status: worker(
@@ -71,7 +70,7 @@ const syncState = described(schema.syncState, {
   description: "One row per stream: its checkpoint and the unfinished walk a restart resumes.",
   internal: true,
   columns: {
-    stream: worker("The stream, e.g. `feed`, `feed:IN`, `feed:LC`, `backfill`, `backfill:<platform>`."),
+    stream: worker(`The stream, e.g. ${STREAMS}.`),
     checkpoint: worker(
       `The newest \`createdAt\` known to be fully mirrored, ${UTC}; only ever moves forward.`,
     ),

@@ -19,6 +19,8 @@ const both = (meaning: string, path: string): ColumnEntry => ({ meaning, source:
 const full = (meaning: string, path: string): ColumnEntry => ({ meaning, source: field(path, FULL) });
 const inPackage = (meaning: string, path: string) => full(meaning, `packages.packages[].${path}`);
 const inItem = (meaning: string, path: string) => inPackage(meaning, `items[].${path}`);
+const pickup = (meaning: string, path: string) => full(meaning, `collectionMode.pickupDetails.${path}`);
+const CLOCK = "a clock time with AM/PM, as received, no zone.";
 const unstated = (what: string) => `${what} (unit not stated by the contract).`;
 const state = (what: string) =>
   `${what} code; the contract does not define the codes: their meanings are in \`state_labels\`.`;
@@ -98,18 +100,9 @@ const bookings = described(schema.bookings, {
     branchName: full("Branch handling the booking.", "branchName"),
     servedBy: full("The partner's staff member who handled the booking.", "servedBy"),
     collectionType: full("How the shipment is collected, e.g. `PICKUP`.", "collectionMode.collectionType"),
-    pickupDate: full(
-      `Pickup date, ${UTC} when readable, else as received.`,
-      "collectionMode.pickupDetails.pickupDate",
-    ),
-    pickupTimeFrom: full(
-      "Start of the pickup window: a clock time with AM/PM, as received, no zone.",
-      "collectionMode.pickupDetails.pickupTimeRange.from",
-    ),
-    pickupTimeTo: full(
-      "End of the pickup window: a clock time with AM/PM, as received, no zone.",
-      "collectionMode.pickupDetails.pickupTimeRange.to",
-    ),
+    pickupDate: pickup(`Pickup date, ${UTC} when readable, else as received.`, "pickupDate"),
+    pickupTimeFrom: pickup(`Start of the pickup window: ${CLOCK}`, "pickupTimeRange.from"),
+    pickupTimeTo: pickup(`End of the pickup window: ${CLOCK}`, "pickupTimeRange.to"),
     promoCode: full("Promotion code; may be empty.", "promoCode"),
     customerAcceptanceState: full(state("Customer acceptance state"), "customerAcceptanceState"),
     sourceName: full("Name of the source organisation.", "source.name"),
