@@ -27,8 +27,5 @@ export function countPage(counters: ReadCounts, attempts: number): void {
 
 /** A saved page's counts, added to a run's. */
 export function addCounts(counters: UpsertCounts, counts: UpsertCounts): void {
-  counters.inserted += counts.inserted;
-  counters.updated += counts.updated;
-  counters.unchanged += counts.unchanged;
-  counters.rejected += counts.rejected;
+  for (const k of ["inserted", "updated", "unchanged", "rejected"] as const) counters[k] += counts[k];
 }

@@ -15,11 +15,29 @@ export async function runPool<T>(
   signal?: AbortSignal,
 ): Promise<void> {
   const slots = Math.max(1, Math.floor(concurrency));
+  let failure: { err: unknown } | undefined;
+  const worker = async (): Promise<void> => {
+    while (!failure && !signal?.aborted) {
+      const next = items.next();
+      if (next.done) return;
+      try {
+        await work(next.value);
+      } catch (err) {
+        failure ??= { err };
+      }
+    }
+  };
   const lower = signal ? raiseListenerLimit(signal, LISTENERS_PER_TASK * slots) : () => {};
   try {
-    await runSlots(items, slots, work, signal);
+    await Promise.all(Array.from({ length: slots }, worker));
   } finally {
     lower();
+  }
+  if (failure) throw failure.err;
+  if (signal?.aborted) {
+    const err = new Error("stopped before the work was done", { cause: signal.reason });
+    err.name = "AbortError";
+    throw err;
   }
 }
 
@@ -41,33 +59,6 @@ function listenerLimit(signal: AbortSignal): number {
   } catch {
     // Node 20 throws for a limit of 0, which it tests as if the signal were no EventTarget.
     return 0;
-  }
-}
-
-async function runSlots<T>(
-  items: Iterator<T>,
-  slots: number,
-  work: (item: T) => Promise<void>,
-  signal?: AbortSignal,
-): Promise<void> {
-  let failure: { err: unknown } | undefined;
-  const worker = async (): Promise<void> => {
-    while (!failure && !signal?.aborted) {
-      const next = items.next();
-      if (next.done) return;
-      try {
-        await work(next.value);
-      } catch (err) {
-        failure ??= { err };
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: slots }, worker));
-  if (failure) throw failure.err;
-  if (signal?.aborted) {
-    const err = new Error("stopped before the work was done", { cause: signal.reason });
-    err.name = "AbortError";
-    throw err;
   }
 }
 

@@ -39,10 +39,8 @@ export type Checked<T> =
       booking?: T | undefined;
     };
 
-/** A valid summary of a feed page. */
-export type SummaryRecord = Extract<Checked<SummaryBooking>, { ok: true }>;
-/** A valid full record of a list page. */
-export type FullRecord = Extract<Checked<FullBooking>, { ok: true }>;
+/** A record that steers the walk: a valid summary of a feed page, or full record of a list page. */
+export type Valid<T> = Extract<Checked<T>, { ok: true }>;
 /** A record that cannot steer the walk: stored as a booking when it has `booking`, else quarantined. */
 export type Reject = Extract<Checked<unknown>, { ok: false }>;
 
@@ -116,7 +114,7 @@ export interface Progress {
 export type PageWrite =
   | {
       source: "feed";
-      records: SummaryRecord[];
+      records: Valid<SummaryBooking>[];
       rejects: Reject[];
       /** The stream's booking type filter; when set, stored as each booking's `booking_type`. */
       bookingType?: BookingType | undefined;
@@ -126,7 +124,7 @@ export type PageWrite =
     }
   | {
       source: "list";
-      records: FullRecord[];
+      records: Valid<FullBooking>[];
       rejects: Reject[];
       /** The run whose list pass served these records; reconcile uses it to tell who is missing. */
       listedBy?: number | undefined;
@@ -144,7 +142,6 @@ export interface UpsertCounts {
 }
 
 export type RunKind = "sync" | "details" | "backfill" | "reconcile";
-export type RunStatus = "running" | "success" | "failed" | "aborted";
 
 /** Counters a run accumulates and records in `sync_runs`. */
 export interface RunCounters extends UpsertCounts {
@@ -161,7 +158,7 @@ export interface RunStart {
 }
 
 export interface RunFinish extends RunCounters {
-  status: Exclude<RunStatus, "running">;
+  status: "success" | "failed" | "aborted";
   finishedAt: string;
   checkpointAfter: string | null;
   error: string | null;

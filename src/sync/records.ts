@@ -1,12 +1,8 @@
 /** A page's records as the store takes them: the ones that steer, and the rejects (logged). */
-import type { Awaitable, Checked, Logger, Progress, Reject, SyncStore, UpsertCounts } from "./ports.js";
+import type { Checked, Logger, Progress, Reject, SyncStore, Valid } from "./ports.js";
 
 /** Saves a stream's progress alone, as a page without records: made durable in order with the pages. */
-export function saveProgress(
-  store: Pick<SyncStore, "save">,
-  progress: Progress,
-  syncedAt: string,
-): Awaitable<UpsertCounts> {
+export function saveProgress(store: Pick<SyncStore, "save">, progress: Progress, syncedAt: string) {
   return store.save({ source: "list", records: [], rejects: [], progress, syncedAt });
 }
 
@@ -18,12 +14,12 @@ export function splitRecords<T>(
   page: readonly Checked<T>[],
   logger: Logger,
   where: object,
-): { records: Array<Extract<Checked<T>, { ok: true }>>; rejects: Reject[] } {
-  const records: Array<Extract<Checked<T>, { ok: true }>> = [];
+): { records: Valid<T>[]; rejects: Reject[] } {
+  const records: Valid<T>[] = [];
   const rejects: Reject[] = [];
   for (const r of page) {
     if (r.ok) {
-      records.push(r as Extract<Checked<T>, { ok: true }>);
+      records.push(r);
       if (r.problems.length > 0)
         logger.warn({ ...where, id: r.id, problems: r.problems.slice(0, 3) }, "booking stored with problems");
     } else {

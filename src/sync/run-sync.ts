@@ -11,34 +11,30 @@
  */
 import { coerceError, wrapError } from "../errors.js";
 import { zeroCounters } from "./counters.js";
-import { emptyTotals, streamName, type WalkTotals } from "./feed/walk.js";
+import { emptyTotals, streamName, type WalkOptions, type WalkTotals } from "./feed/walk.js";
 import { type Behind, howFarBehind } from "./fill/behind.js";
-import type { FillEvent } from "./fill/fill.js";
+import type { FillRun } from "./fill/fill.js";
 import { sliceCount } from "./fill/slices.js";
 import { syncStream } from "./fill/stream.js";
 import { type DetailsReport, emptyDetailsReport, fillDetails } from "./list/details.js";
 import { checkDrift, type Drift } from "./list/drift.js";
 import { type RepairReport, repairMirror } from "./list/repair.js";
-import type { BookingType, FeedPage, StreamState, SyncDeps } from "./ports.js";
+import type { FeedPage, StreamState, SyncDeps } from "./ports.js";
 import { endRun, logEnd, type RunEnd, startRun } from "./run.js";
 
-export interface SyncOptions {
-  /** Feed scope; undefined syncs all bookings. */
-  bookingType?: BookingType | undefined;
-  /** Bookings per request, 1–100. */
-  pageSize: number;
+/**
+ * The feed's scope (undefined syncs all bookings), page size and tie bound as the walk takes them;
+ * concurrency (default 1) and progress as a fill takes them.
+ */
+export interface SyncOptions
+  extends Pick<WalkOptions, "bookingType" | "pageSize" | "tieMaxPages">,
+    Partial<FillRun> {
   /** Margin re-read below the checkpoint, seconds. */
   lookbackSeconds: number;
   /** After the walk, fill in details through list-bookings (details.ts); default false. */
   details?: boolean | undefined;
   /** list-bookings pages the details pass may read; default 50. */
   detailsMaxPages?: number | undefined;
-  /** list-bookings pages one tie run the feed cannot page through may take; default TIE_MAX_PAGES. */
-  tieMaxPages?: number | undefined;
-  /** Slices walked and pages read at once when the mirror is far behind (SYNC_CONCURRENCY); default 1. */
-  concurrency?: number | undefined;
-  /** Called after each page a fill saves (progress bars). */
-  onProgress?: ((event: FillEvent) => void) | undefined;
 }
 
 export interface SyncReport extends WalkTotals, RunEnd {
@@ -99,28 +95,21 @@ async function walkStream(
   startedAt: string,
   totals: WalkTotals,
 ): Promise<Behind> {
-  const { pageSize, bookingType } = options;
+  const { pageSize, bookingType, onProgress, concurrency = 1, details = false } = options;
   const lookbackMs = options.lookbackSeconds * 1000;
-  const newest = await deps.api.fetchRecent({ limit: pageSize, bookingType }, deps.signal);
-  let unread: FeedPage | undefined = newest;
-  // The first walk from the newest booking takes it instead of asking again, once.
-  const head = () => {
-    const page = unread;
-    unread = undefined;
-    return page;
-  };
+  const first = { limit: pageSize, bookingType };
+  let newest: FeedPage | undefined = await deps.api.fetchRecent(first, deps.signal);
   const known = await howFarBehind(
     deps,
     { bookingType, checkpoint: stream.checkpoint, lookbackMs, newest },
     totals,
   );
-  const run = {
-    concurrency: options.concurrency ?? 1,
-    onProgress: options.onProgress,
-    lookbackMs,
-    startedAt,
-    details: options.details ?? false,
-    behind: known.behind,
+  const run = { concurrency, onProgress, lookbackMs, startedAt, details, behind: known.behind };
+  // The first walk from the newest booking takes the newest page instead of asking again, once.
+  const head = () => {
+    const page = newest;
+    newest = undefined;
+    return page;
   };
   const walk = { stream: stream.stream, bookingType, pageSize, tieMaxPages: options.tieMaxPages, head };
   await syncStream(deps, walk, run, stream, totals);

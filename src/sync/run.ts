@@ -5,16 +5,7 @@
  */
 import { coerceError, isAbortError } from "../errors.js";
 import { countFailedAttempts } from "./counters.js";
-import type {
-  Awaitable,
-  Logger,
-  RunCounters,
-  RunFinish,
-  RunStart,
-  RunStatus,
-  SyncDeps,
-  SyncStore,
-} from "./ports.js";
+import type { Awaitable, Logger, RunCounters, RunFinish, RunStart, SyncDeps, SyncStore } from "./ports.js";
 
 type RunStore = SyncDeps<Pick<SyncStore, "startRun" | "finishRun" | "flush">>;
 
@@ -43,7 +34,7 @@ export interface RunOutcome extends Partial<Pick<RunFinish, "gapsFound" | "repai
 /** How a run ended. */
 export interface RunEnd {
   runId: number;
-  status: Exclude<RunStatus, "running">;
+  status: RunFinish["status"];
   /** Why the run failed or stopped; undefined on success. */
   error?: Error | undefined;
   checkpointAfter: string | null;

@@ -21,7 +21,6 @@ import {
   SOURCE_STREAM,
   SourceMismatchError,
   type SourceRecord,
-  sameAddress,
   saveSource,
   sourceAddress,
   unrecordedMismatch,
@@ -98,7 +97,7 @@ export async function checkSource(
   first: () => Promise<Records>,
 ): Promise<void> {
   const remembered = await readSourceRecord(o.store);
-  const sameSource = remembered !== null && sameAddress(remembered.baseUrl, o.baseUrl);
+  const sameSource = remembered !== null && sourceAddress(remembered.baseUrl) === sourceAddress(o.baseUrl);
   // A mirror without bookings has nothing to protect: it takes the source it is pointed at.
   if (remembered !== null && !sameSource && (await o.store.countAccounted()) > 0)
     throw addressMismatch(remembered, o.baseUrl);

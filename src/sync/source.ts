@@ -6,7 +6,7 @@
 import { ConfigError } from "../errors.js";
 import { printable } from "../printable.js";
 import type { Timed } from "./feed/window.js";
-import type { Awaitable, Checked, SyncStore, UpsertCounts } from "./ports.js";
+import type { Checked, SyncStore } from "./ports.js";
 import { saveProgress } from "./records.js";
 
 /** The `sync_state` stream that holds the mirror's `SourceRecord`. */
@@ -49,11 +49,6 @@ export function sourceAddress(baseUrl: string): string {
   }
 }
 
-/** Whether two base URLs name the same source. */
-export function sameAddress(a: string, b: string): boolean {
-  return sourceAddress(a) === sourceAddress(b);
-}
-
 /** The `FINGERPRINT_SIZE` oldest valid bookings of a page, oldest first; empty for a page without one. */
 export function fingerprintOf(records: readonly Checked<unknown>[]): Timed[] {
   const valid: Timed[] = [];
@@ -70,23 +65,17 @@ export function idsOf(records: readonly Checked<unknown>[]): string[] {
 }
 
 /** Stores `record` as the mirror's source, beside the pages: committed with them, or by `flush`. */
-export function saveSource(
-  store: Pick<SyncStore, "save">,
-  record: SourceRecord,
-  at: string,
-): Awaitable<UpsertCounts> {
+export function saveSource(store: Pick<SyncStore, "save">, record: SourceRecord, at: string) {
   return saveProgress(store, { stream: SOURCE_STREAM, value: record }, at);
 }
-
-/** The command a person runs to mirror the configured source from now on. */
-export const ADOPT_HINT =
-  "booking-sync adopt-source   (to mirror the configured source from now on), or point BOOKING_API_BASE_URL and the token back at the source this mirror was filled from";
 
 /** A command pointed at a source other than the one the mirror mirrors: exit 2, nothing written. */
 export class SourceMismatchError extends ConfigError {
   override name = "SourceMismatchError";
   constructor(message: string) {
-    super(message, { hint: ADOPT_HINT });
+    super(message, {
+      hint: "booking-sync adopt-source   (to mirror the configured source from now on), or point BOOKING_API_BASE_URL and the token back at the source this mirror was filled from",
+    });
   }
 }
 

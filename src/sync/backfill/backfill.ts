@@ -38,17 +38,13 @@ export interface BackfillReport extends WalkTotals, RunEnd {
   resumed: boolean;
 }
 
-/** The `sync_state` stream of a filtered backfill's progress. */
-export function backfillStream(sourcePlatform: string): string {
-  return `backfill:${sourcePlatform}`;
-}
-
 /** Runs (or resumes) a backfill. Never throws for a failed run: the report says so. */
 export async function runBackfill(deps: SyncDeps, options: BackfillOptions = {}): Promise<BackfillReport> {
   const { store } = deps;
   const { sourcePlatform, bookingType } = options;
   const filtered = sourcePlatform !== undefined;
-  const stream = filtered ? backfillStream(sourcePlatform) : streamName(bookingType);
+  // A filtered backfill's progress is its own `sync_state` stream.
+  const stream = filtered ? `backfill:${sourcePlatform}` : streamName(bookingType);
   // The stream's one read this run: the fill is handed it, and keeps its checkpoint current.
   const state = await store.readStream(stream);
   if (options.mode === "restart" && state.walk !== null) {

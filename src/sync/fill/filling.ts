@@ -4,7 +4,7 @@ import type { Progress, SyncDeps } from "../ports.js";
 import type { FillProgress } from "./progress.js";
 
 export interface FillRun {
-  /** Slices walked and pages read at once. */
+  /** Slices walked and pages read at once when the mirror is far behind (SYNC_CONCURRENCY); ≥ 1. */
   concurrency: number;
   /** Called after each page is saved: pages read, pages planned, bookings saved, when it should end. */
   onProgress?: ((event: FillEvent) => void) | undefined;

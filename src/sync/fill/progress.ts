@@ -49,17 +49,16 @@ const savedWalk = walkShape
     anchor: anchor.optional(),
     fallback: anchor.optional(),
   })
-  .transform((saved): WalkProgress => {
-    const upTo = saved.upTo ?? saved.cursor ?? null;
+  .transform(({ cursor, ...saved }): WalkProgress => {
+    const upTo = saved.upTo ?? cursor ?? null;
     return {
-      startedAt: saved.startedAt,
+      ...saved,
       ceiling: saved.ceiling ?? null,
       floor: saved.floor === null ? null : instantOf(saved.floor),
       upTo: upTo === null ? null : instantOf(upTo),
       anchor: saved.anchor ?? null,
       fallback: saved.fallback ?? null,
       top: saved.top === null ? null : instantOf(saved.top),
-      pages: saved.pages,
     };
   });
 
@@ -115,9 +114,7 @@ export function newFill(
 
 /** Whether a stream's saved progress is a fill (and not a single walk of an earlier version). */
 export function isFill(progress: unknown): progress is FillProgress {
-  return (
-    typeof progress === "object" && progress !== null && (progress as { kind?: unknown }).kind === "fill"
-  );
+  return (progress as { kind?: unknown } | null | undefined)?.kind === "fill";
 }
 
 /**

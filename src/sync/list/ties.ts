@@ -199,7 +199,6 @@ function firstBelow(page: ListPage, from: string, bookingType: BookingType | und
  * alike count once, which can only make a run look shorter than it is. Null when it cannot be read.
  */
 function keyOf(r: ListPage["records"][number]): string | null {
-  if (r.ok) return r.id;
   try {
     const text = JSON.stringify(r.raw) ?? "";
     return `\u0000${createHash("sha256").update(text).digest("hex")}`;
