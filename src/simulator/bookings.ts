@@ -143,7 +143,8 @@ export function fullBooking(seed: number, i: number, version = 0, times?: Bookin
   // One literal in contract order: V8 builds a record this wide far slower from spread partial objects.
   return {
     _id: id,
-    searchId: searchIdFrom(id),
+    // The lookup code, such as "SBD0C53EB5": the id's index-unique last 8 hex digits.
+    searchId: `SB${id.slice(16).toUpperCase()}`,
     new: version === 0,
     sourcePlatform,
     senderHasNoNigerianAddress: false,
@@ -210,11 +211,6 @@ export function fullBooking(seed: number, i: number, version = 0, times?: Bookin
 
 /** A generated booking in the full view. */
 export type SimFullBooking = ReturnType<typeof fullBooking>;
-
-/** The lookup code of the booking whose `_id` is `id`, such as "SB1K9Z2QX": its index-unique last 8 hex digits. */
-function searchIdFrom(id: string): string {
-  return `SB${id.slice(16).toUpperCase()}`;
-}
 
 /** The summary view (contract 2.6) of a full booking, so both views of a booking agree. */
 export function summaryOf(full: SimFullBooking) {

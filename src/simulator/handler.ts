@@ -107,17 +107,12 @@ function feedBody(ctx: Context, url: URL, fault: Fault | undefined, nowMs: numbe
   const { limit, cursor, cursorMs, bookingType } = parsed.value;
   const inclusive = ctx.behaviour.cursor === "inclusive";
   const slice = ctx.dataset.feed({ limit, cursorMs, bookingType, inclusive });
-  let indexes = slice.indexes;
-  let nextCursor = slice.nextCursorMs === null ? null : new Date(slice.nextCursorMs).toISOString();
-  let hasMore = slice.hasMore;
-  if (fault?.kind === "hasMoreOnEmpty") {
-    indexes = [];
-    nextCursor = cursor ?? null;
-    hasMore = true;
-  } else if (fault?.kind === "stuckCursor") {
-    nextCursor = cursor ?? null;
-    hasMore = true;
-  }
+  // Both faults echo the request's cursor and claim more; hasMoreOnEmpty also empties the page.
+  const stuck = fault?.kind === "stuckCursor" || fault?.kind === "hasMoreOnEmpty";
+  const indexes = fault?.kind === "hasMoreOnEmpty" ? [] : slice.indexes;
+  const next = slice.nextCursorMs === null ? null : new Date(slice.nextCursorMs).toISOString();
+  const nextCursor = stuck ? (cursor ?? null) : next;
+  const hasMore = stuck || slice.hasMore;
   const envelope = (bookings: unknown) =>
     okEnvelope({ data: { bookings, nextCursor, hasMore } }, "Recent bookings fetched successfully", nowMs);
   return recordsBody(ctx, "summary", indexes, fault, envelope);
