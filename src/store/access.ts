@@ -90,14 +90,10 @@ function denied(path: string, mode: number): ((what: string) => string) | undefi
     if (code === "ENOENT") return undefined;
     if (code === "EROFS") return (what) => `read-only file system (${what} is on a read-only mount)`;
     const who = process.getuid ? `uid ${process.getuid()}` : "this user";
-    return (what) => `permission denied (${what} is read-only for ${who}: ${owner(path)})`;
+    const s = statSync(path);
+    const owner = `mode ${(s.mode & 0o7777).toString(8).padStart(4, "0")}, owner uid ${s.uid}`;
+    return (what) => `permission denied (${what} is read-only for ${who}: ${owner})`;
   }
-}
-
-/** "mode 0444, owner uid 0". */
-function owner(path: string): string {
-  const s = statSync(path);
-  return `mode ${(s.mode & 0o7777).toString(8).padStart(4, "0")}, owner uid ${s.uid}`;
 }
 
 /** `path` or its nearest ancestor that exists, with what it is; undefined when none can be seen. */

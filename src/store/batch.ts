@@ -112,5 +112,3 @@ export function batch(db: Database.Database, rule = DEFAULT_BATCH, clock: TimerC
     },
   };
 }
-
-export type Batch = ReturnType<typeof batch>;

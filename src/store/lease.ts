@@ -5,7 +5,7 @@
 import { hostname as osHostname } from "node:os";
 import type Database from "better-sqlite3";
 import { SQLITE } from "./mirror/dialect.js";
-import { askSqlite, sqliteStatements } from "./mirror/execute.js";
+import { sqliteStatements } from "./mirror/execute.js";
 import { runSql } from "./runs.js";
 import {
   type LeaseHolder,
@@ -17,8 +17,6 @@ import {
   type WriterLease,
   type WriterLeaseOptions,
 } from "./writer-lease.js";
-
-export type { LeaseHolder } from "./writer-lease.js";
 
 export type LeaseResult =
   | {
@@ -53,11 +51,11 @@ export function acquireLease({ db }: WithDb, o: LeaseOptions): LeaseResult {
   const statements = sqliteStatements(db);
   const holder = { holder: o.holder, pid: o.pid ?? process.pid, hostname: o.hostname ?? osHostname() };
   const attempt = db.transaction((): LeaseResult => {
-    const current = askSqlite(statements, LEASE.holderOf(o.name));
+    const current = statements.ask(LEASE.holderOf(o.name));
     if (current && current.holder !== o.holder && current.expiresAt > o.now.toISOString()) {
       return { acquired: false, heldBy: current };
     }
-    askSqlite(statements, LEASE.take(o.name, holder, o.now, o.ttlMs));
+    statements.ask(LEASE.take(o.name, holder, o.now, o.ttlMs));
     const tookOver = current && current.holder !== o.holder ? current : undefined;
     return tookOver ? { acquired: true, tookOverFrom: tookOver } : { acquired: true };
   });
@@ -66,12 +64,12 @@ export function acquireLease({ db }: WithDb, o: LeaseOptions): LeaseResult {
 
 /** Extends our lease by `ttlMs` from `now`; false when it is no longer ours (stop writing). */
 export function renewLease({ db }: WithDb, o: Omit<LeaseOptions, "pid" | "hostname">): boolean {
-  return askSqlite(sqliteStatements(db), LEASE.renew(o.name, o.holder, o.now, o.ttlMs));
+  return sqliteStatements(db).ask(LEASE.renew(o.name, o.holder, o.now, o.ttlMs));
 }
 
 /** Gives the lease up if it is ours; returns whether it was. Another holder's lease is left alone. */
 export function releaseLease({ db }: WithDb, o: { name: string; holder: string }): boolean {
-  return askSqlite(sqliteStatements(db), LEASE.release(o.name, o.holder));
+  return sqliteStatements(db).ask(LEASE.release(o.name, o.holder));
 }
 
 /** Tries once, at once, to become the SQLite file's writer. */
@@ -99,7 +97,7 @@ function take(store: WithDb, holder: string, now: Date, ttlMs: number): Taken {
   }
   if (!result.acquired) return { heldBy: result.heldBy };
   if (result.tookOverFrom) tookOver = { from: result.tookOverFrom.holder, because: "expired" };
-  const interrupted = askSqlite(sqliteStatements(store.db), RUNS.markInterruptedRuns(now.toISOString()));
+  const interrupted = sqliteStatements(store.db).ask(RUNS.markInterruptedRuns(now.toISOString()));
   return { tookOver, interrupted };
 }
 

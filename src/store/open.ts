@@ -9,11 +9,11 @@ import { migrate } from "drizzle-orm/better-sqlite3/migrator";
 import { wrapError } from "../errors.js";
 import type { Logger, TimerClock } from "../sync/ports.js";
 import { checkWritable } from "./access.js";
-import { type Batch, type BatchRule, batch } from "./batch.js";
+import { type BatchRule, batch } from "./batch.js";
 import { createDatabaseFile, DEFAULT_DB_MODE } from "./file-modes.js";
 import { takeSqliteLease } from "./lease.js";
 import { SQLITE } from "./mirror/dialect.js";
-import { askSqlite, sqliteStatements, writeSqlitePage } from "./mirror/execute.js";
+import { sqliteStatements, writeSqlitePage } from "./mirror/execute.js";
 import type { Ask } from "./mirror/unlisted.js";
 import type { PersonalData } from "./personal-data.js";
 import { applyPragmas, BUSY_TIMEOUT_MS, emptyWal } from "./pragmas.js";
@@ -56,7 +56,7 @@ export function openStore(path: string, options: OpenOptions = {}): Store {
     applyPragmas(db, readonly, options.logger);
     if (!readonly) migrateStore(db, options.logger);
     const keeper = readonly ? undefined : holdWal(path);
-    return assemble(path, db, keeper, batch(db, options.batch, options.clock), options.personalData);
+    return assemble(path, db, keeper, options);
   } catch (err) {
     db.close();
     throw wrapError(`open database ${path}`, err);
@@ -118,14 +118,14 @@ function assemble(
   path: string,
   db: Database.Database,
   keeper: Database.Database | undefined,
-  pages: Batch,
-  personalData: PersonalData | undefined,
+  o: OpenOptions,
 ): Store {
+  const pages = batch(db, o.batch, o.clock);
   /** The run being recorded, for `booking_changes`. */
   let currentRun: number | null = null;
   // Each statement is prepared at its first use: a read-only connection never prepares a write.
   const statements = sqliteStatements(db);
-  const ask = <T>(question: Ask<T>): T => askSqlite(statements, question);
+  const { ask } = statements;
   // A read-only store's own connection never writes; a writer's status reads go to the keeper.
   const snapshot = sqliteSnapshot(keeper ?? db, path);
   // The page's scans, off the event loop: a thread started at the first view (status-worker.ts).
@@ -158,7 +158,7 @@ function assemble(
       }
     },
     flush: () => pages.flush(),
-    save: (page) => pages.page(() => writeSqlitePage(statements, page, currentRun, personalData)),
+    save: (page) => pages.page(() => writeSqlitePage(statements, page, currentRun, o.personalData)),
     ...(answering(SQL.reads, ask) as AtOnce<Either<typeof SQL.reads>>),
     ...(answering(SQL.afterPages, afterPages) as AtOnce<Either<typeof SQL.afterPages>>),
     readProgress: <T>(stream: string) => ask(SQL.readProgress<T>(stream)),

@@ -45,28 +45,27 @@ export interface Dialect<T extends B, I extends B, W extends B, R extends B, F e
 }
 
 /** A table as described: its name, its columns, and its indexes and constraints over them. */
-export interface TableSpec<N extends string, C> {
-  name: N;
-  columns: C;
-  extras?: (t: Record<keyof C, Column>) => unknown[];
-}
-
 export const spec = <N extends string, C>(
   name: N,
   columns: C,
   extras?: (t: Record<keyof C, Column>) => unknown[],
-): TableSpec<N, C> => ({ name, columns, extras });
+) => ({ name, columns, extras });
 
 /** What a database's table function makes of each described table. */
 export type Built<S, D extends "sqlite" | "pg"> = {
-  [K in keyof S]: S[K] extends TableSpec<infer N, infer C extends Record<string, ColumnBuilderBase>>
+  [K in keyof S]: S[K] extends {
+    name: infer N extends string;
+    columns: infer C extends Record<string, ColumnBuilderBase>;
+  }
     ? D extends "sqlite"
-      ? SQLiteTableWithColumns<{
-          name: N;
-          schema: undefined;
-          columns: BuildColumns<N, C, "sqlite">;
-          dialect: D;
-        }>
-      : PgTableWithColumns<{ name: N; schema: undefined; columns: BuildColumns<N, C, "pg">; dialect: "pg" }>
+      ? SQLiteTableWithColumns<Config<N, C, "sqlite">>
+      : PgTableWithColumns<Config<N, C, "pg">>
     : never;
+};
+
+type Config<N extends string, C extends Record<string, ColumnBuilderBase>, D extends "sqlite" | "pg"> = {
+  name: N;
+  schema: undefined;
+  columns: BuildColumns<N, C, D>;
+  dialect: D;
 };

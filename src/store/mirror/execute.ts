@@ -11,15 +11,12 @@ import { POSTGRES, SQLITE } from "./dialect.js";
 import { toPageRows } from "./page-rows.js";
 import { pageSql, type StoredRow } from "./page-sql.js";
 import type { Statement } from "./statements.js";
-import { type Ask, unlistedSql } from "./unlisted.js";
+import type { Ask } from "./unlisted.js";
 
 /** Statements on one SQLite connection, each prepared at its first use. */
-export interface SqliteStatements {
-  all(s: Statement): Array<Record<string, unknown>>;
-  run(s: Statement): void;
-}
+export type SqliteStatements = ReturnType<typeof sqliteStatements>;
 
-export function sqliteStatements(db: Database.Database): SqliteStatements {
+export function sqliteStatements(db: Database.Database) {
   const prepared = new Map<string, Database.Statement>();
   const statement = (text: string) => {
     let s = prepared.get(text);
@@ -29,18 +26,17 @@ export function sqliteStatements(db: Database.Database): SqliteStatements {
     }
     return s;
   };
+  const all = (s: Statement) => statement(s.sql).all(s.params) as Array<Record<string, unknown>>;
   return {
-    all: (s) => statement(s.sql).all(s.params) as Array<Record<string, unknown>>,
-    run: (s) => void statement(s.sql).run(s.params),
+    all,
+    run: (s: Statement) => void statement(s.sql).run(s.params),
+    /** Answers `ask`. */
+    ask: <T>(ask: Ask<T>): T => ask.answer(all(ask.statement)),
   };
 }
 
 const sqliteSql = pageSql(SQLITE);
 const postgresSql = pageSql(POSTGRES);
-
-/** Reconcile's statements in each dialect. */
-export const SQLITE_UNLISTED = unlistedSql(SQLITE);
-export const POSTGRES_UNLISTED = unlistedSql(POSTGRES);
 
 /** Writes a page on SQLite, in the caller's transaction; `runId` is the run being recorded. */
 export function writeSqlitePage(
@@ -68,11 +64,6 @@ export async function writePostgresPage(
   const [writes, counts] = postgresSql.writes(rows, await query<StoredRow>(read.sql, read.params), runId);
   for (const w of writes) await query(w.sql, w.params);
   return counts;
-}
-
-/** Answers `ask` on SQLite. */
-export function askSqlite<T>(statements: SqliteStatements, ask: Ask<T>): T {
-  return ask.answer(statements.all(ask.statement));
 }
 
 /** Answers `ask` through `query`. */

@@ -3,7 +3,7 @@
  * type, the view's columns in plan.ts's order, raw JSON, problems), with a personal-data policy
  * applied before anything is stored.
  */
-import type { PageWrite, Progress, Reject } from "../../sync/ports.js";
+import type { PageWrite, Reject } from "../../sync/ports.js";
 import type { PersonalData } from "../personal-data.js";
 import {
   bookingTypeOf,
@@ -17,41 +17,18 @@ import {
 } from "../rows.js";
 import { FIRST } from "./plan.js";
 
-/** A page of the feed. */
-export type FeedWrite = Extract<PageWrite, { source: "feed" }>;
-/** A page of list-bookings. */
-export type DetailWrite = Extract<PageWrite, { source: "list" }>;
+type FeedWrite = Extract<PageWrite, { source: "feed" }>;
+type DetailWrite = Extract<PageWrite, { source: "list" }>;
 
-interface Rows {
-  rejects: Reject[];
-  progress: Progress | undefined;
-  syncedAt: string;
-}
-
-/** A feed page as the values the statements bind. */
-export interface FeedRows extends Rows {
-  source: "feed";
-  /** One per booking, laid out as plan.ts's `FEED` view. */
-  rows: Param[][];
-}
-
-/** A booking of `DetailRows`: its `bookings` values and its children's. */
-export interface DetailRow {
-  /** Laid out as plan.ts's `LIST` view. */
-  values: Param[];
-  /** `booking_packages` rows, in `PACKAGE_COLUMNS` order. */
-  packages: Param[][];
-  /** `booking_items` rows, in `ITEM_COLUMNS` order. */
-  items: Param[][];
-}
-
+/** A feed page as the values the statements bind: a row per booking, laid out as plan.ts's `FEED` view. */
+export type FeedRows = ReturnType<typeof toFeedRows>;
 /** A list page as the values the statements bind. */
-export interface DetailRows extends Rows {
-  source: "list";
-  rows: DetailRow[];
-  listedBy: number | null;
-}
-
+export type DetailRows = ReturnType<typeof toDetailRows>;
+/**
+ * A booking of `DetailRows`: its `bookings` values, laid out as plan.ts's `LIST` view, and its
+ * `booking_packages` and `booking_items` rows, in `PACKAGE_COLUMNS` and `ITEM_COLUMNS` order.
+ */
+export type DetailRow = DetailRows["rows"][number];
 export type PageRows = FeedRows | DetailRows;
 
 /** The values of a booking: the view's columns pushed by `push`, the JSON under `personal`, problems. */
@@ -73,18 +50,18 @@ function rejectsOf(rejects: readonly Reject[], personal?: PersonalData): Reject[
 }
 
 /** The values a page binds; a `personal` policy replaces personal fields in columns, JSON and rejects. */
-export function toFeedRows(page: FeedWrite, personal?: PersonalData): FeedRows {
+export function toFeedRows(page: FeedWrite, personal?: PersonalData) {
   const type = page.bookingType ?? null;
   const rows = keyedBookings(page.records, page.rejects).map((b) =>
     values(b, type, (row) => pushSummaryValues(row, b.createdAt, b.record), personal),
   );
   const { progress, syncedAt } = page;
-  return { source: "feed", rows, rejects: rejectsOf(page.rejects, personal), progress, syncedAt };
+  return { source: "feed" as const, rows, rejects: rejectsOf(page.rejects, personal), progress, syncedAt };
 }
 
 /** The values a page binds; with a `personal` policy, its personal fields replaced as in `toFeedRows`. */
-export function toDetailRows(page: DetailWrite, personal?: PersonalData): DetailRows {
-  const rows = keyedBookings(page.records, page.rejects).map((b): DetailRow => {
+export function toDetailRows(page: DetailWrite, personal?: PersonalData) {
+  const rows = keyedBookings(page.records, page.rejects).map((b) => {
     const push = (row: Param[]) => {
       pushSummaryValues(row, b.createdAt, b.record);
       pushDetailValues(row, b.createdAt, b.record);
@@ -94,9 +71,9 @@ export function toDetailRows(page: DetailWrite, personal?: PersonalData): Detail
       ...childValues(b.id, b.record),
     };
   });
-  const { syncedAt, progress } = page;
-  const listedBy = page.listedBy ?? null;
-  return { source: "list", rows, rejects: rejectsOf(page.rejects, personal), syncedAt, listedBy, progress };
+  const { syncedAt, progress, listedBy = null } = page;
+  const rejects = rejectsOf(page.rejects, personal);
+  return { source: "list" as const, rows, rejects, syncedAt, listedBy, progress };
 }
 
 /** The values any page binds, as `toFeedRows` or `toDetailRows` gives them. */

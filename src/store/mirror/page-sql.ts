@@ -86,9 +86,7 @@ function upsert(view: View, sql: ViewSql): readonly [string, string] {
   return [`INSERT INTO bookings (${columns.join(", ")})`, tail];
 }
 
-const UPSERTS = new Map(
-  [FEED_SQL, LIST_SQL].map((sql) => [sql, upsert(sql === FEED_SQL ? FEED : LIST, sql)]),
-);
+const UPSERTS = { feed: upsert(FEED, FEED_SQL), list: upsert(LIST, LIST_SQL) };
 
 /** The statements of pages in dialect `d`. */
 export function pageSql(d: Dialect) {
@@ -112,7 +110,7 @@ export function pageSql(d: Dialect) {
       const values = valuesOf(page);
       const byId = new Map(stored.map((r) => [r.id, r]));
       const plan = planPage<unknown>(view, page.rows, values, byId, page.syncedAt);
-      const [head, tail] = UPSERTS.get(sql) as readonly [string, string];
+      const [head, tail] = UPSERTS[page.source];
       const rows = plan.writes.map(values);
       const out = s.inserts(`upsert:${page.source}`, head, rows, { tail, suffix: sql.extraValues(page) });
       if (page.source === "list") out.push(...children(s, plan.writes as DetailRow[], plan.replaced));

@@ -9,31 +9,15 @@ import type { TimerClock } from "../../sync/ports.js";
 import { type BatchRule, batching } from "../batch.js";
 import { type Query, queryOn } from "./sql.js";
 
-export interface Session {
-  /** Runs `task` on the connection once everything asked before it is done; reads see saved pages. */
-  turn<T>(task: (query: Query) => Promise<T>): Promise<T>;
-  /** Writes the next page in the open transaction (opening one). */
-  page<T>(write: (query: Query) => Promise<T>): Promise<T>;
-  /** Commits the saved pages, then runs `task` outside the batch (each statement commits); refused after a loss. */
-  afterPages<T>(task: (query: Query) => Promise<T>): Promise<T>;
-  /** As `afterPages`, even after a loss: a run's end and the lease are recorded whatever. */
-  besidePages<T>(task: (query: Query) => Promise<T>): Promise<T>;
-  /** Commits, and throws if any page was lost since `reset`. */
-  flush(): Promise<void>;
-  /** Forgets a loss: a new run starts from what is committed. */
-  reset(): Promise<void>;
-  /** Commits what it can and gives the connection back, closed. */
-  close(): Promise<void>;
-  /** Set once the connection failed: the session takes nothing more. */
-  readonly broken: Error | undefined;
-}
+/** The writer's connection as `openSession` gives it. */
+export type Session = ReturnType<typeof openSession>;
 
 export function openSession(
   client: PoolClient,
   rule: BatchRule,
   onBroken: (err: Error) => void,
   clock: TimerClock = systemClock,
-): Session {
+) {
   const query = queryOn(client);
   const rules = batching(rule, clock, () => turn(commit));
   let tail: Promise<unknown> = Promise.resolve();
@@ -50,6 +34,7 @@ export function openSession(
   client.on("error", breaks);
   client.on("end", ended);
 
+  /** Runs `task` on the connection once everything asked before it is done; reads see saved pages. */
   const turn = <T>(task: (q: Query) => Promise<T>): Promise<T> => {
     const run = tail.then(async () => {
       if (broken) throw broken;
@@ -86,6 +71,7 @@ export function openSession(
     if (done !== "COMMIT") throw await loss(new Error(`COMMIT answered ${done}`));
   };
 
+  /** Commits the saved pages, then runs `task` outside the batch (each statement commits); refused after a loss. */
   const afterPages = <T>(task: (q: Query) => Promise<T>): Promise<T> =>
     turn(async () => {
       await commit();
@@ -95,7 +81,8 @@ export function openSession(
 
   return {
     turn,
-    page: (write) =>
+    /** Writes the next page in the open transaction (opening one). */
+    page: <T>(write: (q: Query) => Promise<T>) =>
       turn(async () => {
         rules.check();
         if (!open) {
@@ -112,13 +99,17 @@ export function openSession(
         }
       }),
     afterPages,
-    besidePages: (task) =>
+    /** As `afterPages`, even after a loss: a run's end and the lease are recorded whatever. */
+    besidePages: <T>(task: (q: Query) => Promise<T>) =>
       turn(async () => {
         await commit().catch(() => {});
         return task(query);
       }),
+    /** Commits, and throws if any page was lost since `reset`. */
     flush: () => afterPages(async () => {}),
+    /** Forgets a loss: a new run starts from what is committed. */
     reset: () => turn(async () => rules.reset()),
+    /** Commits what it can and gives the connection back, closed. */
     async close() {
       if (closed) return;
       closed = true;
@@ -127,6 +118,7 @@ export function openSession(
       client.off("end", ended);
       client.release(broken ?? true);
     },
+    /** Set once the connection failed: the session takes nothing more. */
     get broken() {
       return broken;
     },
