@@ -9,8 +9,6 @@ import { type ColumnEntry, DICTIONARY, type Dictionary, type RelationEntry } fro
 
 /** Datasette names a database after its file: the default `./data/bookings.db` is `bookings`. */
 export const DATASETTE_DATABASE = "bookings";
-/** The names the metadata describes: the default mirror's and `npm run demo`'s `./data/demo.db`. */
-export const DATASETTE_DATABASES: readonly string[] = [DATASETTE_DATABASE, "demo"];
 
 const INTRO = `# The mirror's schema
 
@@ -91,7 +89,8 @@ const columnText = (c: ColumnEntry) =>
 
 /**
  * Datasette's metadata (`datasette data/demo.db --metadata docs/datasette-metadata.json`), as JSON
- * text: the same descriptions under each name of `DATASETTE_DATABASES`, so either file opens described.
+ * text: the same descriptions under the default mirror's name and `npm run demo`'s (`./data/demo.db`),
+ * so either file opens described.
  */
 export function datasetteMetadata(dictionary: Dictionary = DICTIONARY): string {
   const relations = { ...dictionary.views, ...dictionary.tables };
@@ -109,7 +108,7 @@ export function datasetteMetadata(dictionary: Dictionary = DICTIONARY): string {
     description: "The booking-sync mirror of the partner's bookings. Start with the views ending in _v.",
     tables,
   };
-  const databases = Object.fromEntries(DATASETTE_DATABASES.map((name) => [name, database]));
+  const databases = Object.fromEntries([DATASETTE_DATABASE, "demo"].map((name) => [name, database]));
   return `${JSON.stringify({ databases }, null, 2)}\n`;
 }
 

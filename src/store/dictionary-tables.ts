@@ -24,6 +24,8 @@ const CLOCK = "a clock time with AM/PM, as received, no zone.";
 const unstated = (what: string) => `${what} (unit not stated by the contract).`;
 const state = (what: string) =>
   `${what} code; the contract does not define the codes: their meanings are in \`state_labels\`.`;
+/** Names as a meaning lists them: each in code marks, comma-separated. */
+const names = (list: readonly string[]) => list.map((n) => `\`${n}\``).join(", ");
 const imported = by("`booking-sync labels import FILE.json`");
 
 const bookings = described(schema.bookings, {
@@ -174,9 +176,7 @@ const bookingChanges = described(schema.bookingChanges, {
   columns: {
     id: worker("Row id, in the order the changes were recorded."),
     bookingId: worker("The booking (`bookings.id`)."),
-    field: worker(
-      `The \`bookings\` column that changed: ${TRACKED_COLUMNS.map((c) => `\`${c}\``).join(", ")}.`,
-    ),
+    field: worker(`The \`bookings\` column that changed: ${names(TRACKED_COLUMNS)}.`),
     oldValue: worker("The value before, as text as `bookings` stored it (flags 0/1); NULL when absent."),
     newValue: worker("The value after, as text as `bookings` stores it (flags 0/1); NULL when absent."),
     observedAt: worker(
@@ -191,7 +191,7 @@ const stateLabels = described(schema.stateLabels, {
     "What the source's state codes mean; the contract does not say. A view shows `state <code>` for a " +
     "code without a label.",
   columns: {
-    kind: imported(`Which code: ${LABEL_KINDS.map((k) => `\`${k}\``).join(", ")}.`),
+    kind: imported(`Which code: ${names(LABEL_KINDS)}.`),
     code: imported("The state code."),
     label: imported("What the code means."),
   },

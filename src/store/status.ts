@@ -107,12 +107,11 @@ export const MIRROR_TABLES = ["bookings", "sync_state", "sync_runs", "rejected_r
 
 /** Whether `db` holds booking-sync's tables (a file another program made, or an empty one, does not). */
 export function hasMirrorTables(db: Database.Database): boolean {
+  const sql = `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN (${MIRROR_TABLES.map(() => "?")})`;
   const found = db
-    .prepare(
-      `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN (${MIRROR_TABLES.map(() => "?")})`,
-    )
+    .prepare(sql)
     .pluck()
-    .get(...MIRROR_TABLES) as number;
+    .get(...MIRROR_TABLES);
   return found === MIRROR_TABLES.length;
 }
 
@@ -170,13 +169,10 @@ async function failing(db: MirrorReader): Promise<FailingStatus | null> {
   return { ...streak, runs: Number(all?.runs ?? streak.runs), since: all?.first ?? streak.since };
 }
 
+type StreamRow = Pick<StreamStatus, "stream" | "checkpoint" | "updatedAt"> & { progressJson: string | null };
+
 async function streams(db: MirrorReader, now: Date, bookings: Status["bookings"]): Promise<StreamStatus[]> {
-  const rows = await db.all<{
-    stream: string;
-    checkpoint: string | null;
-    progressJson: string | null;
-    updatedAt: string;
-  }>(
+  const rows = await db.all<StreamRow>(
     `
     SELECT stream, checkpoint, progress_json AS "progressJson", updated_at AS "updatedAt"
     FROM sync_state WHERE stream NOT IN ($1, $2) ORDER BY stream`,
