@@ -39,8 +39,8 @@ export interface Received {
   verifiedBy: number[];
   /** The events of the body, parsed. */
   events: Array<{ id: number; [key: string]: unknown }>;
-  /** The status it was answered with. */
-  status: number;
+  /** The status it was answered with; undefined while not answered (slow), or never (the sender left). */
+  status: number | undefined;
 }
 
 export interface WebhookReceiver {
@@ -99,16 +99,20 @@ export async function startWebhookReceiver(options: {
     const status = answer.status ?? (answer.redirect ? 302 : 204);
     const events = (JSON.parse(body) as { data: { events: Received["events"] } }).data.events;
     const timestamp = Number(headers["webhook-timestamp"]);
-    requests.push({
+    const received: Received = {
       id: headers["webhook-id"] ?? "",
       timestamp,
       body,
       verifiedBy: verifiedBy.ok,
       events,
-      status,
-    });
+      status: undefined,
+    };
+    requests.push(received);
     arrivals.emit("request");
     const send = () => {
+      // A sender that gave up (timeout, stop) never hears the answer: the message was not taken.
+      if (res.destroyed || !res.socket || res.socket.destroyed) return;
+      received.status = status;
       const out: Record<string, string> = {};
       if (answer.retryAfter !== undefined) out["retry-after"] = answer.retryAfter;
       if (answer.redirect !== undefined) out.location = answer.redirect;
@@ -143,9 +147,8 @@ export async function startWebhookReceiver(options: {
     origin,
     requests,
     rejected,
-    delivered: () => requests.filter((r) => r.status >= 200 && r.status < 300),
-    eventIds: () =>
-      requests.filter((r) => r.status >= 200 && r.status < 300).flatMap((r) => r.events.map((e) => e.id)),
+    delivered: () => requests.filter(taken),
+    eventIds: () => requests.filter(taken).flatMap((r) => r.events.map((e) => e.id)),
     answer(...answers) {
       script = answers.length > 0 ? [...answers] : [{}];
     },
@@ -161,6 +164,10 @@ export async function startWebhookReceiver(options: {
     },
     close: stop,
   };
+}
+
+function taken(r: Received): boolean {
+  return r.status !== undefined && r.status >= 200 && r.status < 300;
 }
 
 async function readBody(req: http.IncomingMessage): Promise<string> {

@@ -1,0 +1,159 @@
+/**
+ * The webhook delivery loop at its edges: secret rotation, redirects, plain http, a changed URL, a
+ * failing store, a slow receiver, a stop mid-attempt. Real HTTP on 127.0.0.1, a test clock.
+ */
+import { createHash } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { ConfigError } from "../src/errors.js";
+import { startDelivery } from "../src/events/deliver.js";
+import { postMessage } from "../src/events/post.js";
+import { deliveryLoop, realTimeClock, receiver } from "./support/delivery-harness.js";
+import { memoryLogger } from "./support/fakes.js";
+import { memoryEventStore } from "./support/memory-event-store.js";
+import { testSecret } from "./support/webhook-receiver.js";
+
+describe("webhook delivery, edges", () => {
+  it("signs with every secret during a rotation: a receiver knowing either one verifies", async () => {
+    const store = memoryEventStore();
+    store.append({}, {});
+    const both = await receiver([testSecret(1), testSecret(2)]);
+    const newOnly = await receiver([testSecret(2)]);
+    const rotating = { secrets: [testSecret(1), testSecret(2)] };
+    const loops = [deliveryLoop(store, both.url, rotating)];
+    await loops[0]?.settled("idle");
+    await loops[0]?.stop();
+    await store.saveDelivery({ cursor: 0 });
+    loops.push(deliveryLoop(store, newOnly.url, rotating));
+    await loops[1]?.settled("idle");
+    expect(both.requests.map((r) => r.verifiedBy)).toEqual([[0, 1]]);
+    expect(newOnly.requests.map((r) => r.verifiedBy)).toEqual([[0]]);
+    expect([...both.rejected, ...newOnly.rejected]).toEqual([]);
+  });
+
+  it("counts a message no secret of the receiver verifies as failed (the receiver really checks)", async () => {
+    const store = memoryEventStore();
+    store.append({});
+    const stranger = await receiver([testSecret(9)]);
+    const loop = deliveryLoop(store, stranger.url);
+    await loop.settled("backoff");
+    expect(stranger.rejected).toEqual([{ id: "msg_1_1", reason: "secret 0: No matching signature found" }]);
+    expect((await store.readDelivery()).lastError).toContain("HTTP 401");
+  });
+
+  it("follows no redirect: a 3xx is a failure naming where it pointed", async () => {
+    const store = memoryEventStore();
+    store.append({});
+    const elsewhere = await receiver();
+    const rx = await receiver();
+    rx.answer({ status: 307, redirect: `${elsewhere.url}?token=abc` });
+    const loop = deliveryLoop(store, rx.url);
+    await loop.settled("backoff");
+    expect(elsewhere.requests).toEqual([]);
+    expect(elsewhere.rejected).toEqual([]);
+    const state = await store.readDelivery();
+    expect(state).toMatchObject({ cursor: 0, attempts: 1 });
+    expect(state.lastError).toBe(
+      `the webhook at ${rx.origin} answered a redirect to ${elsewhere.origin} (HTTP 307 Temporary Redirect), ` +
+        "which booking-sync never follows: set EVENTS_WEBHOOK_URL to the final address",
+    );
+  });
+
+  it("refuses plain http beyond loopback unless allowed, before anything is sent", async () => {
+    const options = {
+      store: memoryEventStore(),
+      clock: realTimeClock(),
+      logger: memoryLogger(),
+      signal: AbortSignal.abort(),
+      secrets: [testSecret(1)],
+      batch: 10,
+    };
+    const url = "http://192.0.2.10/hooks?token=abc";
+    expect(() => startDelivery({ ...options, url })).toThrow(ConfigError);
+    expect(() => startDelivery({ ...options, url })).toThrow(/events go over https only/);
+    await startDelivery({ ...options, url, allowInsecure: true }).stopped;
+    await startDelivery({ ...options, url: "https://192.0.2.10/hooks" }).stopped;
+    const posted = await postMessage({ url, body: "{}", headers: {} });
+    expect(posted).toMatchObject({ ok: false, status: undefined });
+    expect(posted.ok || posted.error).not.toContain("token=abc");
+  });
+
+  it("keeps the cursor when EVENTS_WEBHOOK_URL changes, and says so", async () => {
+    const store = memoryEventStore();
+    store.append({}, {}, {});
+    const before = await receiver();
+    const first = deliveryLoop(store, before.url);
+    await first.settled("idle");
+    expect(first.logger.lines.filter((l) => l.level === "warn")).toEqual([]);
+    await first.stop();
+
+    store.append({}, {});
+    const after = await receiver();
+    const second = deliveryLoop(store, after.url);
+    await second.settled("idle");
+    expect(after.eventIds()).toEqual([4, 5]);
+    expect(before.eventIds()).toEqual([1, 2, 3]);
+    const warning = second.logger.lines.find((l) => l.level === "warn")?.msg;
+    expect(warning).toContain("EVENTS_WEBHOOK_URL changed: the new endpoint gets the stream after event 3");
+    expect(warning).not.toContain(after.url);
+    const state = await store.readDelivery();
+    expect(state.endpoint).toBe(createHash("sha256").update(after.url).digest("hex"));
+  });
+
+  it("never throws out of the loop: a failing store is logged and tried again later", async () => {
+    const store = memoryEventStore();
+    store.append({}, {});
+    let failing = true;
+    const flaky = {
+      ...store,
+      readDelivery() {
+        if (failing) throw new Error("database is locked");
+        return store.readDelivery();
+      },
+    };
+    const rx = await receiver();
+    const loop = deliveryLoop(flaky, rx.url);
+    const first = await loop.settled("store");
+    loop.clock.advance(first.ms);
+    const second = await loop.settled("store");
+    expect(second.ms).toBeGreaterThanOrEqual(first.ms); // backs off, not a log line a second
+    expect(loop.logger.lines.filter((l) => l.level === "error").map((l) => l.msg)).toEqual([
+      `webhook delivery: database is locked; trying again in ${first.ms} ms`,
+      `webhook delivery: database is locked; trying again in ${second.ms} ms`,
+    ]);
+    failing = false;
+    loop.clock.advance(second.ms);
+    await loop.settled("idle");
+    expect(rx.eventIds()).toEqual([1, 2]);
+  });
+
+  it("gives up on a slow receiver after the timeout and sends the same message again", async () => {
+    const store = memoryEventStore();
+    store.append({});
+    const rx = await receiver();
+    rx.answer({ delayMs: 30_000 }, {});
+    const loop = deliveryLoop(store, rx.url, { timeoutMs: 200 });
+    const backoff = await loop.settled("backoff");
+    expect((await store.readDelivery()).lastError).toMatch(/could not be reached: Timeout .* \(ETIMEDOUT\)$/);
+    loop.clock.advance(backoff.ms);
+    await loop.settled("idle");
+    expect(rx.requests.map((r) => [r.id, r.status])).toEqual([
+      ["msg_1_1", undefined],
+      ["msg_1_1", 204],
+    ]);
+  });
+
+  it("stops promptly on its signal, also mid-attempt, leaving the message pending", async () => {
+    const store = memoryEventStore();
+    store.append({});
+    const rx = await receiver();
+    rx.answer({ delayMs: 30_000 });
+    const loop = deliveryLoop(store, rx.url);
+    await rx.waitForRequests(1);
+    const started = performance.now();
+    await loop.stop();
+    expect(performance.now() - started).toBeLessThan(2000);
+    expect(await store.readDelivery()).toMatchObject({ attempts: 0, pending: { id: "msg_1_1" } });
+    loop.delivery.wake(); // harmless once stopped
+    expect(loop.clock.pending()).toBe(0);
+  });
+});
