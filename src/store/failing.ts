@@ -34,12 +34,7 @@ export function nextFailing(before: FailingStatus | null, run: SyncRunEnd): Fail
   if (run.status !== "failed") return before;
   if (!before) return { since: run.startedAt, runs: 1, error: run.error, sameError: 1 };
   const same = failureOf(before.error) === failureOf(run.error);
-  return {
-    since: before.since,
-    runs: before.runs + 1,
-    error: run.error,
-    sameError: same ? before.sameError + 1 : 1,
-  };
+  return { ...before, runs: before.runs + 1, error: run.error, sameError: same ? before.sameError + 1 : 1 };
 }
 
 /** The streak over `runs`, oldest first. */

@@ -33,11 +33,8 @@ export function importLabels(db: Database.Database, labels: Partial<StateLabels>
 /** Every label, each kind present (empty when it has none), codes in ascending order. */
 export function exportLabels(db: Database.Database): StateLabels {
   const out: StateLabels = byKind(() => ({}));
-  const rows = db
-    .prepare<[], { kind: string; code: number; label: string }>(
-      "SELECT kind, code, label FROM state_labels ORDER BY kind, code",
-    )
-    .all();
+  const select = "SELECT kind, code, label FROM state_labels ORDER BY kind, code";
+  const rows = db.prepare<[], { kind: string; code: number; label: string }>(select).all();
   for (const r of rows) {
     // A kind written by something other than `importLabels` has no place in the file; skip it.
     if (isLabelKind(r.kind)) out[r.kind][r.code] = r.label;
