@@ -5,36 +5,17 @@
  */
 import { setImmediate as settle } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
-import { createEventNotifier } from "../src/events/notifier.js";
 import { EVENT_POLL_MS, readPage, waitForEvents } from "../src/events/pull.js";
 import { fixedClock } from "./support/fakes.js";
-import { memoryEventStore } from "./support/memory-event-store.js";
+import { memoryEventStore, watchedNotifier } from "./support/memory-event-store.js";
 
 const T0 = Date.parse("2026-11-27T10:00:00.000Z");
-
-/** A notifier that counts its listeners, so a test sees a waiter come and go. */
-function countedNotifier() {
-  const inner = createEventNotifier();
-  let listening = 0;
-  return {
-    notify: () => inner.notify(),
-    listening: () => listening,
-    subscribe(listener: () => void) {
-      listening++;
-      const off = inner.subscribe(listener);
-      return () => {
-        listening--;
-        off();
-      };
-    },
-  };
-}
 
 /** A wait on a fresh store and test clock, with what it answered once it did. */
 function waiting(waitMs = 30_000, after = 0) {
   const store = memoryEventStore();
   const clock = fixedClock(T0);
-  const notifier = countedNotifier();
+  const notifier = watchedNotifier();
   const controller = new AbortController();
   const answer: { found?: boolean } = {};
   const done = waitForEvents({ store, clock, notifier, signal: controller.signal, after, waitMs }).then(

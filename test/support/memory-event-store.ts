@@ -2,6 +2,7 @@
  * The events port in memory, for tests of what reads it (pull, the delivery loop) without a
  * database; the real stores are tested for real. Ids are never reused, as SQLite's AUTOINCREMENT.
  */
+import { createEventNotifier, type EventNotifier } from "../../src/events/notifier.js";
 import type { DeliveryState, EventStore, Replay, StoredEvent } from "../../src/events/ports.js";
 
 /** An event to add; what is left out gets a plain default. */
@@ -88,6 +89,41 @@ export function memoryEventStore(): MemoryEventStore {
       if (past)
         delivery = { ...delivery, cursor: past.id, dropped: delivery.dropped + dropped, droppedAt: at };
       return { pruned, dropped };
+    },
+  };
+}
+
+/** A notifier that counts its listeners, so a test sees a waiter come and go without sleeping. */
+export function watchedNotifier(): EventNotifier & {
+  listening(): number;
+  /** Resolves at the next subscription. */
+  subscribed(): Promise<void>;
+  /** Resolves when no one listens (at once if no one does). */
+  unheard(): Promise<void>;
+} {
+  const inner = createEventNotifier();
+  let listening = 0;
+  let waiters: Array<() => void> = [];
+  let idle: Array<() => void> = [];
+  return {
+    notify: () => inner.notify(),
+    listening: () => listening,
+    subscribed: () => new Promise((resolve) => waiters.push(resolve)),
+    unheard: () => new Promise((resolve) => (listening === 0 ? resolve() : idle.push(resolve))),
+    subscribe(listener) {
+      listening++;
+      const off = inner.subscribe(listener);
+      const woken = waiters;
+      waiters = [];
+      for (const wake of woken) wake();
+      return () => {
+        listening--;
+        off();
+        if (listening > 0) return;
+        const woken = idle;
+        idle = [];
+        for (const wake of woken) wake();
+      };
     },
   };
 }
