@@ -13,7 +13,7 @@ import { coerceError, wrapError } from "../errors.js";
 import { zeroCounters } from "./counters.js";
 import { emptyTotals, streamName, type WalkOptions, type WalkTotals } from "./feed/walk.js";
 import { type Behind, howFarBehind } from "./fill/behind.js";
-import type { FillRun } from "./fill/fill.js";
+import type { FillRun } from "./fill/filling.js";
 import { sliceCount } from "./fill/slices.js";
 import { syncStream } from "./fill/stream.js";
 import { type DetailsReport, emptyDetailsReport, fillDetails } from "./list/details.js";

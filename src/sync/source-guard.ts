@@ -63,19 +63,17 @@ export function guardSource(api: PartnerApi, options: SourceGuardOptions): Partn
       page = await request();
       return page.records;
     });
-    pending = check
-      .then(
-        () => {
-          verified = true;
-        },
-        (err: unknown) => {
-          // Another source stays another source: every later request is refused alike.
-          if (findCause(err, SourceMismatchError)) refusal = coerceError(err);
-        },
-      )
-      .finally(() => {
+    pending = (async () => {
+      try {
+        await check;
+        verified = true;
+      } catch (err) {
+        // Another source stays another source: every later request is refused alike.
+        if (findCause(err, SourceMismatchError)) refusal = coerceError(err);
+      } finally {
         pending = undefined;
-      });
+      }
+    })();
     await check;
     return page as P;
   };

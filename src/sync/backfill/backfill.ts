@@ -5,7 +5,8 @@
  * A filtered one reads one source platform's list pages only and leaves the feed checkpoints alone.
  */
 import { emptyTotals, FEED_STREAMS, streamName, type WalkTotals } from "../feed/walk.js";
-import { type FillEvent, runFill } from "../fill/fill.js";
+import { runFill } from "../fill/fill.js";
+import type { FillRun } from "../fill/filling.js";
 import { type FillProgress, isFill, newFill, resumableProgress } from "../fill/progress.js";
 import { syncStream } from "../fill/stream.js";
 import { checkDrift, sourceTotal } from "../list/drift.js";
@@ -15,17 +16,14 @@ import { endRun, logEnd, type RunEnd, startRun } from "../run.js";
 
 export { FEED_STREAMS } from "../feed/walk.js";
 
-export interface BackfillOptions {
+/** A backfill's fill: its requests at once (`concurrency`) default to 4. */
+export interface BackfillOptions extends Partial<FillRun> {
   /** Only bookings of this source platform; default all (and only then are feed checkpoints set). */
   sourcePlatform?: string | undefined;
-  /** Requests at once, ≥ 1; default 4. */
-  concurrency?: number | undefined;
   /** Bookings per page, 1–100; default 100. */
   pageSize?: number | undefined;
   /** "resume" (default) continues unfinished progress; "restart" discards it. */
   mode?: "resume" | "restart" | undefined;
-  /** Called after each page is stored. */
-  onProgress?: ((event: FillEvent) => void) | undefined;
   /** A typed mirror's type: other types' records are not stored, and only this type's feed is read. */
   bookingType?: BookingType | undefined;
 }
@@ -58,8 +56,8 @@ export async function runBackfill(deps: SyncDeps, options: BackfillOptions = {})
   const walk = { stream, bookingType, pageSize };
   const run = { concurrency: options.concurrency ?? 4, onProgress: options.onProgress };
   // A filtered backfill's stream is its own: it has no checkpoint, and leaves the feed's alone.
-  const checkpoint = () => (filtered ? null : state.checkpoint);
-  const started = await startRun(deps, { kind: "backfill", stream, checkpointBefore: checkpoint() });
+  const checkpointBefore = filtered ? null : state.checkpoint;
+  const started = await startRun(deps, { kind: "backfill", stream, checkpointBefore });
   let failure: unknown;
   try {
     if (filtered) {

@@ -147,8 +147,7 @@ async function settleEnd(
   totals: WalkTotals,
 ): Promise<void> {
   const below = end.upTo ?? "the newest booking";
-  const { pageSize, bookingType } = options;
-  const check = await confirmFeedEnd(deps, end.upTo, { pageSize, bookingType }, totals);
+  const check = await confirmFeedEnd(deps, end.upTo, options, totals);
   if (!check.complete)
     throw new Error(
       `walk ${options.stream}: ${end.message}, asked twice, below ${below}, and ${check.why}; stopped with the checkpoint unmoved (the next run resumes at ${below})`,

@@ -180,14 +180,7 @@ export function shift(iso: string, ms: number): string {
   return new Date(Date.parse(iso) + ms).toISOString();
 }
 
-/** Smallest of instants (text order is time order for normalised times). */
-export function minOf(times: readonly string[]): string {
-  let m = times[0] as string;
-  for (const t of times) if (t < m) m = t;
-  return m;
-}
-
-/** Largest of instants, or null for none. */
+/** Largest of instants (text order is time order for normalised times), or null for none. */
 export function maxOf(times: readonly string[]): string | null {
   let m: string | null = null;
   for (const t of times) if (m === null || t > m) m = t;

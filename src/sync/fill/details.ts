@@ -120,19 +120,15 @@ async function readLeftovers(
     const newer = await store.countAccounted(shift(b.createdAt, 1));
     pages.add(Math.floor(Math.max(0, newer + drift) / pageSize) + 1);
   }
+  const readOne = async (page: number) => {
+    const res = await tolerant(filling, () => readPage(filling, page, { pageSize }, counts));
+    if (res) await filling.commit(() => {}, saveWith(filling, res, counts), false);
+  };
   const read = new Set<number>();
   const readAll = async (list: Iterable<number>) => {
     const todo = [...list].filter((p) => p >= 1 && !read.has(p));
     for (const p of todo) read.add(p);
-    await runPool(
-      todo.values(),
-      filling.run.concurrency,
-      async (page) => {
-        const res = await tolerant(filling, () => readPage(filling, page, { pageSize }, counts));
-        if (res) await filling.commit(() => {}, saveWith(filling, res, counts), false);
-      },
-      deps.signal,
-    );
+    await runPool(todo.values(), filling.run.concurrency, readOne, deps.signal);
   };
   await readAll(pages);
   const left = new Set((await store.bookingsNeedingDetails(LEFTOVER_CAP)).map((b) => b.id));

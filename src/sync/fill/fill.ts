@@ -7,15 +7,12 @@
 
 import { addCounts } from "../counters.js";
 import { type PersistPage, type WalkOptions, type WalkTotals, walkSlice } from "../feed/walk.js";
-import { instantOf, maxOf, millisOf, minOf } from "../feed/window.js";
+import { instantOf, maxOf, millisOf } from "../feed/window.js";
 import { inTurn, runPool } from "../pool.js";
 import type { FeedPage, Progress, StreamState, SyncDeps, WalkProgress } from "../ports.js";
 import { splitRecords } from "../records.js";
 import { readDetailPages } from "./details.js";
 import type { Filling, FillRun } from "./filling.js";
-
-export type { FillEvent, FillRun } from "./filling.js";
-
 import type { FillProgress } from "./progress.js";
 
 /** How often a fill logs how far it has got, ms. */
@@ -39,12 +36,8 @@ export async function runFill(
   const save = async (page: Pick<FeedPage, "records">, progress: Progress, upTo: string | null) => {
     const { records, rejects } = splitRecords(page.records, logger, { stream: walk.stream });
     const now = clock.now();
-    const { bookingType } = walk;
-    const syncedAt = now.toISOString();
-    addCounts(
-      totals,
-      await deps.store.save({ source: "feed", records, rejects, bookingType, progress, syncedAt }),
-    );
+    const write = { records, rejects, bookingType: walk.bookingType, progress, syncedAt: now.toISOString() };
+    addCounts(totals, await deps.store.save({ source: "feed", ...write }));
     // The store never moves a checkpoint backwards, nor does the run's own idea of it.
     const { checkpoint } = progress;
     if (checkpoint) stored.checkpoint = maxOf([stored.checkpoint ?? checkpoint, checkpoint]);
@@ -143,5 +136,6 @@ function settle(state: FillProgress, ceiling: string | null, progress: WalkProgr
 /** The checkpoint a finished walk records: the newest createdAt seen, never past the fill's start. */
 function checkpointOf(state: FillProgress): string | undefined {
   if (state.top === null) return undefined;
-  return millisOf(minOf([state.top, instantOf(state.startedAt)]));
+  const started = instantOf(state.startedAt);
+  return millisOf(state.top < started ? state.top : started);
 }

@@ -35,14 +35,10 @@ export async function planFill(
   const count = sliceCount(behind, pageSize, input.concurrency);
   const positions = count > 1 ? probePositions(behind, count) : [];
   const bounds: Array<string | null> = positions.map(() => null);
-  await runPool(
-    positions.entries(),
-    input.concurrency,
-    async ([i, position]) => {
-      bounds[i] = await boundAt(deps, position, counters);
-    },
-    deps.signal,
-  );
+  const probe = async ([i, position]: [number, number]) => {
+    bounds[i] = await boundAt(deps, position, counters);
+  };
+  await runPool(positions.entries(), input.concurrency, probe, deps.signal);
   const slices = slicesBetween(bounds, floor, startedAt);
   const parallel = slices.length > 1;
   // A mirror close behind takes its details from the everyday details pass, as always.

@@ -7,7 +7,8 @@ import type { WalkOptions, WalkTotals } from "../feed/walk.js";
 import { instantOf, shift } from "../feed/window.js";
 import { sourceTotal } from "../list/drift.js";
 import type { StreamState, SyncDeps, WalkProgress } from "../ports.js";
-import { type FillRun, runFill } from "./fill.js";
+import { runFill } from "./fill.js";
+import type { FillRun } from "./filling.js";
 import { planFill } from "./plan.js";
 import { type FillProgress, isFill, newFill, resumableProgress } from "./progress.js";
 

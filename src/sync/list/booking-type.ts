@@ -13,7 +13,7 @@ export type TypeSeen = "ours" | "other" | "unread";
 /** What `record` shows of its type against a mirror of `bookingType` (every record is "ours" when undefined). */
 export function typeSeen(record: Typed, bookingType: BookingType | undefined): TypeSeen {
   if (bookingType === undefined) return "ours";
-  const type = record.ok ? record.record.type : field(record.raw, "type");
+  const type = record.ok ? record.record.type : (record.raw as { type?: unknown } | null | undefined)?.type;
   if (typeof type !== "string") return "unread";
   return type === bookingType ? "ours" : "other";
 }
@@ -43,8 +43,4 @@ export async function inScope<R extends Typed>(
     const seen = typeSeen(r, bookingType);
     return seen === "ours" || (seen === "unread" && r.id !== null && !absent.has(r.id));
   });
-}
-
-function field(raw: unknown, key: string): unknown {
-  return typeof raw === "object" && raw !== null ? (raw as Record<string, unknown>)[key] : undefined;
 }

@@ -50,7 +50,7 @@ export function emptyDetailsReport(): DetailsReport {
   return { ...zeroCounters(), wanted: 0, found: 0, end: "idle", resumed: false };
 }
 
-/** Runs one details pass, filling `report`. Throws when a page cannot be read; what was stored stays. */
+/** Runs one details pass, filling `report` (`emptyDetailsReport()`). Throws when a page cannot be read; what was stored stays. */
 export async function fillDetails(
   deps: SyncDeps,
   options: DetailsOptions,
@@ -63,7 +63,6 @@ export async function fillDetails(
   report.wanted = needing.length;
   if (needing.length === 0) {
     if (saved) await saveProgress(store, { stream: DETAILS_STREAM, value: null }, clock.now().toISOString());
-    report.end = "idle";
     return;
   }
   const remaining = new Set(needing.map((n) => n.id));
@@ -86,15 +85,10 @@ export async function fillDetails(
         return remaining.size === 0 || passedOldest;
       },
       async onPage(page, step) {
-        const value: DetailsProgress | null =
-          step.done || step.atEnd
-            ? null
-            : {
-                ...step.position,
-                page: pageFor(step.position, pageSize),
-                upTo,
-                at: clock.now().toISOString(),
-              };
+        const next = pageFor(step.position, pageSize);
+        const at = clock.now().toISOString();
+        const unfinished = { ...step.position, page: next, upTo, at };
+        const value: DetailsProgress | null = step.done || step.atEnd ? null : unfinished;
         const extra = { progress: { stream: DETAILS_STREAM, value }, bookingType: options.bookingType };
         await saveListPage(deps, page, extra, report);
       },

@@ -62,14 +62,8 @@ export async function readTieRun(
   let pagesLeft = bound;
   for (;;) {
     const covered = start - (start % options.pageSize);
-    const pass = await readPass(
-      deps,
-      window,
-      options,
-      { covered, total: found.total, pagesLeft },
-      run,
-      counters,
-    );
+    const at = { covered, total: found.total, pagesLeft };
+    const pass = await readPass(deps, window, options, at, run, counters);
     pagesLeft -= pass.reads;
     if (!pass.landedInside) return verdict(options, bound, found.position, pass, run);
     if (pagesLeft <= 0)
