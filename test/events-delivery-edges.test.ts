@@ -7,10 +7,21 @@ import { describe, expect, it } from "vitest";
 import { ConfigError } from "../src/errors.js";
 import { startDelivery } from "../src/events/deliver.js";
 import { postMessage } from "../src/events/post.js";
+import { signer } from "../src/events/sign.js";
 import { deliveryLoop, realTimeClock, receiver } from "./support/delivery-harness.js";
 import { memoryLogger } from "./support/fakes.js";
 import { memoryEventStore } from "./support/memory-event-store.js";
 import { testSecret } from "./support/webhook-receiver.js";
+
+/** Headers the receiver verifies, for a body sent by hand. */
+async function signedHeaders(body: string): Promise<Record<string, string>> {
+  const at = new Date();
+  return {
+    "webhook-id": "msg_0_0",
+    "webhook-timestamp": String(Math.floor(at.getTime() / 1000)),
+    "webhook-signature": signer([testSecret(1)])("msg_0_0", at, body),
+  };
+}
 
 describe("webhook delivery, edges", () => {
   it("signs with every secret during a rotation: a receiver knowing either one verifies", async () => {
@@ -140,6 +151,29 @@ describe("webhook delivery, edges", () => {
       ["msg_1_1", undefined],
       ["msg_1_1", 204],
     ]);
+  });
+
+  it("reads little of an answer: a huge body still counts by its status, and shows only its start", async () => {
+    const rx = await receiver();
+    const huge = `${"\u001b[2J".repeat(100)}${"x".repeat(2_000_000)}`;
+    rx.answer({ status: 500, retryAfter: "7", body: huge }, { status: 200, body: huge });
+    const url = rx.url;
+    const failed = await postMessage({ url, body: "{}", headers: await signedHeaders("{}") });
+    expect(failed).toEqual({
+      ok: false,
+      status: 500,
+      retryAfter: "7",
+      error: `the webhook at ${rx.origin} answered HTTP 500 Internal Server Error`,
+    });
+    expect(await postMessage({ url, body: "{}", headers: await signedHeaders("{}") })).toEqual({
+      ok: true,
+      status: 200,
+    });
+    rx.answer({ status: 500, body: "\u001b[2Jno\r\nway" });
+    const small = await postMessage({ url, body: "{}", headers: await signedHeaders("{}") });
+    expect(small.ok || small.error).toBe(
+      `the webhook at ${rx.origin} answered HTTP 500 Internal Server Error: \\u001b[2Jno\\r\\nway`,
+    );
   });
 
   it("stops promptly on its signal, also mid-attempt, leaving the message pending", async () => {

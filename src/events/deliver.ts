@@ -4,7 +4,8 @@
  * slow never touches a sync; it never throws, and a store that fails is tried again later.
  */
 import { createHash } from "node:crypto";
-import { ConfigError, coerceError } from "../errors.js";
+import { errorText } from "../daemon/error-text.js";
+import { ConfigError } from "../errors.js";
 import type { Logger, TimerClock } from "../sync/ports.js";
 import { retryDelay } from "./backoff.js";
 import { MAX_BATCH, type Message } from "./message.js";
@@ -84,7 +85,7 @@ export function startDelivery(options: DeliveryOptions): Delivery {
     interrupt: undefined,
   };
   const stopped = run(ctx).catch((err) => {
-    ctx.logger.error({ err: coerceError(err).message }, "webhook delivery stopped on an unexpected error");
+    ctx.logger.error({ error: errorText(err) }, "webhook delivery stopped on an unexpected error");
   });
   return {
     wake() {
@@ -107,8 +108,8 @@ async function run(ctx: Ctx): Promise<void> {
     } catch (err) {
       failures++;
       const ms = retryDelay(failures, undefined, ctx.clock.now(), ctx.random);
-      const message = coerceError(err).message;
-      ctx.logger.error({ err: message, failures }, `webhook delivery: ${message}; trying again in ${ms} ms`);
+      const error = errorText(err);
+      ctx.logger.error({ error, failures }, `webhook delivery: ${error}; trying again in ${ms} ms`);
       wait = { ms, why: "store" };
     }
     // A wake during the step may have news the step did not see: look again at once.

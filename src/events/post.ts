@@ -3,6 +3,7 @@
  * message stored), no redirect followed, a timeout, and only so much of the answer read. It never
  * throws: an HTTP status and a transport fault are both an answer the loop records.
  */
+import type { ClientRequest, IncomingMessage } from "node:http";
 import got, { type PlainResponse, RequestError } from "got";
 import { redirectTarget } from "../api/redirects.js";
 import { statusLabel } from "../api/response.js";
@@ -79,9 +80,12 @@ export async function postMessage(options: PostOptions): Promise<PostResult> {
     responseType: "buffer",
     ...(options.signal ? { signal: options.signal } : {}),
   });
-  let answered: PlainResponse | undefined;
-  request.on("response", (res: PlainResponse) => {
-    answered = res;
+  // The status and headers as they arrive: got's promise reports a response only with its whole body.
+  let answered: Answer | undefined;
+  request.on("request", (req: ClientRequest) => {
+    req.once("response", (res: IncomingMessage) => {
+      answered = { statusCode: res.statusCode ?? 0, headers: res.headers, url: options.url };
+    });
   });
   request.on("downloadProgress", ({ transferred }) => {
     if (transferred > MAX_ANSWER_BYTES) request.cancel();
@@ -96,7 +100,10 @@ export async function postMessage(options: PostOptions): Promise<PostResult> {
   }
 }
 
-function judge(res: PlainResponse, body: string, origin: string): PostResult {
+/** What judging an answer reads of it. */
+type Answer = Pick<PlainResponse, "statusCode" | "headers" | "url">;
+
+function judge(res: Answer, body: string, origin: string): PostResult {
   const status = res.statusCode;
   if (status >= 200 && status < 300) return { ok: true, status };
   const retryAfter = headerText(res.headers["retry-after"]);
