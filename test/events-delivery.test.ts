@@ -168,4 +168,24 @@ describe("webhook delivery", () => {
     expect(store.replays[1]?.finishedAt).not.toBeNull();
     expect(rx.delivered()).toHaveLength(4);
   });
+  it("does not resend a pending message whose events were dropped and pruned meanwhile, and says so", async () => {
+    const store = memoryEventStore();
+    store.append(...range(1, 5).map(() => ({})));
+    const rx = await receiver();
+    rx.answer({ status: 500 }, {});
+    const loop = deliveryLoop(store, rx.url);
+    const backoff = await loop.settled("backoff");
+    const at = loop.clock.now().toISOString();
+    // The cap drops the oldest three (the cursor moves past them); retention then deletes them.
+    expect(store.pruneEvents("2100-01-01T00:00:00.000Z", 2, true, at)).toEqual({ pruned: 0, dropped: 3 });
+    expect(store.pruneEvents("2100-01-01T00:00:00.000Z", 2, true, at)).toEqual({ pruned: 3, dropped: 0 });
+    loop.clock.advance(backoff.ms);
+    await loop.settled("idle");
+    expect(rx.delivered().map((m) => m.id)).toEqual(["msg_4_5"]);
+    expect(loop.logger.lines.filter((l) => l.level === "warn").map((l) => l.msg)).toContain(
+      "webhook message msg_1_5 cannot be sent again as it was: events of its range were pruned or " +
+        "dropped since; what is left of it goes in a new message",
+    );
+    expect(await store.readDelivery()).toMatchObject({ cursor: 5, dropped: 3, pending: null });
+  });
 });
