@@ -112,13 +112,15 @@ async function run(ctx: Ctx): Promise<void> {
       ctx.logger.error({ error, failures }, `webhook delivery: ${error}; trying again in ${ms} ms`);
       wait = { ms, why: "store" };
     }
-    // A wake during the step may have news the step did not see: look again at once.
-    if (wait.ms > 0 && !ctx.woken && !ctx.signal.aborted) await pause(ctx, wait);
+    // A wake during the step may have news the step did not see: look again at once. Not after a
+    // store failure: page commits would turn its backoff into a retry (and an error line) each.
+    const skip = ctx.woken && wait.why !== "store";
+    if (wait.ms > 0 && !skip && !ctx.signal.aborted) await pause(ctx, wait);
   }
   ctx.logger.info({ webhook: ctx.origin }, "webhook delivery stopped");
 }
 
-/** Waits `wait.ms` on the clock, or until woken or stopped. */
+/** Waits `wait.ms` on the clock, or until stopped, or woken (unless the store failed). */
 function pause(ctx: Ctx, wait: Wait): Promise<void> {
   return new Promise((resolve) => {
     const done = () => {
@@ -129,7 +131,7 @@ function pause(ctx: Ctx, wait: Wait): Promise<void> {
     };
     const cancel = ctx.clock.setTimeout(done, wait.ms);
     ctx.signal.addEventListener("abort", done, { once: true });
-    ctx.interrupt = done;
+    if (wait.why !== "store") ctx.interrupt = done;
     ctx.onWait?.(wait.ms, wait.why);
   });
 }
