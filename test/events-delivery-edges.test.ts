@@ -124,7 +124,11 @@ describe("webhook delivery, edges", () => {
     const rx = await receiver();
     const loop = deliveryLoop(flaky, rx.url);
     const first = await loop.settled("store");
-    for (let i = 0; i < 5; i++) loop.delivery.wake(); // pages committing do not cut the backoff short
+    // Pages committing do not cut the backoff short: the in-memory store answers within the same
+    // turn, so a step a wake started would have reported its wait before the next macrotask.
+    for (let i = 0; i < 5; i++) loop.delivery.wake();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(loop.waits).toHaveLength(1);
     loop.clock.advance(first.ms);
     const second = await loop.settled("store");
     expect(second.ms).toBeGreaterThanOrEqual(first.ms); // backs off, not a log line a second
