@@ -4,7 +4,7 @@
  */
 import type { BookingType, StreamState, WalkProgress } from "../sync/ports.js";
 import type { Dialect } from "./mirror/dialect.js";
-import type { Ask } from "./mirror/unlisted.js";
+import { type Ask, asking } from "./mirror/unlisted.js";
 
 /** Which bookings `countBookings` counts; every field narrows, none counts all rows. */
 export interface BookingFilter {
@@ -13,8 +13,6 @@ export interface BookingFilter {
   /** Leave out bookings reconcile marked missing; default false (count every row). */
   excludeMissing?: boolean | undefined;
 }
-
-type Progress<T> = { checkpoint: string | null; progress: T | null };
 
 const count = (rows: Array<Record<string, unknown>>) => Number(rows[0]?.n ?? 0);
 
@@ -31,20 +29,21 @@ export function readSql(d: Dialect) {
     "SELECT count(*) AS n FROM bookings WHERE missing_since IS NULL AND (? = '' OR created_at >= ?)",
   );
   const present = d.marks(`SELECT id FROM bookings WHERE missing_since IS NULL AND ${d.oneOf("id")}`);
-  const readProgress = <T>(stream: string): Ask<Progress<T>> => ({
-    statement: { sql: state, params: [stream] },
-    answer: ([row]) => ({
+  const readProgress = <T>(stream: string) =>
+    asking(state, [stream], ([row]) => ({
       checkpoint: (row?.checkpoint as string | null | undefined) ?? null,
       progress: row?.progress ? (JSON.parse(row.progress as string) as T) : null,
-    }),
-  });
+    }));
   return {
     /** The stream's checkpoint and stored progress, both null for a stream never written. */
     readProgress,
     /** The stream's checkpoint and unfinished walk. */
     readStream: (stream: string): Ask<StreamState> => {
       const { statement, answer } = readProgress<WalkProgress>(stream);
-      return { statement, answer: (rows) => ({ stream, ...renamed(answer(rows)) }) };
+      return asking(statement.sql, statement.params, (rows) => {
+        const { checkpoint, progress } = answer(rows);
+        return { stream, checkpoint, walk: progress };
+      });
     },
     /** How many bookings the mirror holds, optionally narrowed. */
     countBookings: (filter: BookingFilter = {}): Ask<number> => {
@@ -54,29 +53,18 @@ export function readSql(d: Dialect) {
       if (filter.sourcePlatform) where.push("source_platform = ?") && params.push(filter.sourcePlatform);
       if (filter.excludeMissing) where.push("missing_since IS NULL");
       const sql = d.marks(`SELECT count(*) AS n FROM bookings WHERE ${where.join(" AND ")}`);
-      return { statement: { sql, params }, answer: count };
+      return asking(sql, params, count);
     },
     /** Bookings not marked missing whose details are absent or older than their summary, newest first. */
-    bookingsNeedingDetails: (limit: number): Ask<Array<{ id: string; createdAt: string }>> => ({
-      statement: { sql: needing, params: [limit] },
-      answer: (rows) => rows as Array<{ id: string; createdAt: string }>,
-    }),
+    bookingsNeedingDetails: (limit: number) =>
+      asking(needing, [limit], (rows) => rows as Array<{ id: string; createdAt: string }>),
     /** Rows not marked missing, created at or after `since` (UTC, ms) when given; rejects do not count. */
-    countAccounted: (since?: string | null): Ask<number> => ({
-      statement: { sql: accounted, params: [since ?? "", since ?? ""] },
-      answer: count,
-    }),
+    countAccounted: (since?: string | null) => asking(accounted, [since ?? "", since ?? ""], count),
     /** Which of `ids` the mirror has no row for (or only one marked missing), in their order. */
-    absentIds: (ids: readonly string[]): Ask<string[]> => ({
-      statement: { sql: present, params: [d.list(ids)] },
-      answer: (rows) => {
+    absentIds: (ids: readonly string[]) =>
+      asking(present, [d.list(ids)], (rows) => {
         const held = new Set(rows.map((r) => r.id));
         return ids.filter((id) => !held.has(id));
-      },
-    }),
+      }),
   };
-}
-
-function renamed({ checkpoint, progress }: Progress<WalkProgress>) {
-  return { checkpoint, walk: progress };
 }

@@ -142,13 +142,7 @@ export function keyedBookings<T>(
   rejects: readonly Reject[],
 ): KeyedBooking<T>[] {
   const out = records.map(
-    (r): KeyedBooking<T> => ({
-      id: r.id,
-      createdAt: r.createdAt,
-      record: r.record,
-      raw: r.raw,
-      problems: r.problems.length > 0 ? problemText(r.problems) : null,
-    }),
+    (r): KeyedBooking<T> => ({ ...r, problems: r.problems.length > 0 ? problemText(r.problems) : null }),
   );
   for (const r of rejects)
     if (r.booking !== undefined && r.id !== null)

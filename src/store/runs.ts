@@ -5,7 +5,7 @@
 import { getTableColumns } from "drizzle-orm";
 import type { RunFinish, RunKind, RunStart } from "../sync/ports.js";
 import type { Dialect } from "./mirror/dialect.js";
-import type { Ask } from "./mirror/unlisted.js";
+import { type Ask, asking } from "./mirror/unlisted.js";
 import { syncRuns } from "./schema.js";
 
 /** A row of `sync_runs` as the stores read it (camelCase keys). */
@@ -37,41 +37,27 @@ export function runSql(d: Dialect) {
   const [ofKind, ofAny] = [newest("WHERE kind = ?"), newest("")];
   return {
     /** Records the start of a run with status `running`; answers its id. */
-    startRun: (r: RunStart): Ask<number> => ({
-      statement: { sql: start, params: [r.kind, r.stream, r.startedAt, r.checkpointBefore] },
-      answer: ([row]) => Number(row?.id),
-    }),
+    startRun: (r: RunStart) =>
+      asking(start, [r.kind, r.stream, r.startedAt, r.checkpointBefore], ([row]) => Number(row?.id)),
     /** Records how a run ended: status, counters, checkpoint and error. */
     finishRun: (id: number, r: RunFinish): Ask<void> => {
       const counts = [r.pages, r.requests, r.retries, r.inserted, r.updated, r.unchanged, r.rejected];
       const rest = [r.checkpointAfter, r.error, r.gapsFound ?? 0, r.repaired ?? 0, id];
-      return {
-        statement: { sql: finish, params: [r.status, r.finishedAt, ...counts, ...rest] },
-        answer: none,
-      };
+      return asking(finish, [r.status, r.finishedAt, ...counts, ...rest], none);
     },
     /** Records a drift check's totals on a run: the source's count and the mirror's matching count. */
-    recordDrift: (runId: number, sourceTotal: number, localTotal: number): Ask<void> => ({
-      statement: { sql: drift, params: [sourceTotal, localTotal, runId] },
-      answer: none,
-    }),
+    recordDrift: (runId: number, sourceTotal: number, localTotal: number) =>
+      asking(drift, [sourceTotal, localTotal, runId], none),
     /**
      * Marks every run still `running` as `interrupted` and answers their ids. Only the writer lease's
      * holder may ask it: any other run left `running` belongs to a process that died or lost the lease.
      */
-    markInterruptedRuns: (at: string): Ask<number[]> => ({
-      statement: { sql: interrupt, params: [at, INTERRUPTED] },
-      answer: (rows) => rows.map((r) => Number(r.id)).sort((a, b) => a - b),
-    }),
+    markInterruptedRuns: (at: string) =>
+      asking(interrupt, [at, INTERRUPTED], (rows) => rows.map((r) => Number(r.id)).sort((a, b) => a - b)),
     /** The newest run, of the given kind when one is given. */
-    lastRun: (kind?: RunKind): Ask<RunRow | undefined> => ({
-      statement: kind ? { sql: ofKind, params: [kind, 1] } : { sql: ofAny, params: [1] },
-      answer: ([row]) => row as RunRow | undefined,
-    }),
+    lastRun: (kind?: RunKind) =>
+      asking(kind ? ofKind : ofAny, kind ? [kind, 1] : [1], ([row]) => row as RunRow | undefined),
     /** The newest `n` runs, newest first. */
-    recentRuns: (n: number): Ask<RunRow[]> => ({
-      statement: { sql: ofAny, params: [n] },
-      answer: (rows) => rows as RunRow[],
-    }),
+    recentRuns: (n: number) => asking(ofAny, [n], (rows) => rows as RunRow[]),
   };
 }

@@ -6,7 +6,7 @@
 import { hostname } from "node:os";
 import type { Awaitable, Clock, Logger } from "../sync/ports.js";
 import type { Dialect } from "./mirror/dialect.js";
-import type { Ask } from "./mirror/unlisted.js";
+import { type Ask, asking } from "./mirror/unlisted.js";
 
 /** The lease every writer takes. */
 export const WRITER = "writer";
@@ -133,25 +133,17 @@ export function leaseSql(d: Dialect) {
   const release = d.marks("DELETE FROM leases WHERE name = ? AND holder = ? RETURNING name");
   const one = (rows: unknown[]) => rows.length === 1;
   return {
-    holderOf: (name: string): Ask<LeaseHolder | undefined> => ({
-      statement: { sql: holderOf, params: [name] },
-      answer: ([row]) => row as LeaseHolder | undefined,
-    }),
+    holderOf: (name: string) => asking(holderOf, [name], ([row]) => row as LeaseHolder | undefined),
     /** Takes `name` for `holder` whoever held it: the caller has decided it may. */
     take: (name: string, holder: Omit<LeaseHolder, "expiresAt">, now: Date, ttlMs: number): Ask<void> => {
       const at = now.toISOString();
       const params = [name, holder.holder, holder.pid, holder.hostname, at, at, later(now, ttlMs)];
-      return { statement: { sql: take, params }, answer: () => undefined };
+      return asking(take, params, () => undefined);
     },
     /** Extends `holder`'s lease by `ttlMs` from `now`; false when it is not theirs. */
-    renew: (name: string, holder: string, now: Date, ttlMs: number): Ask<boolean> => ({
-      statement: { sql: renew, params: [now.toISOString(), later(now, ttlMs), name, holder] },
-      answer: one,
-    }),
+    renew: (name: string, holder: string, now: Date, ttlMs: number) =>
+      asking(renew, [now.toISOString(), later(now, ttlMs), name, holder], one),
     /** Gives `holder`'s lease up; false when it was not theirs. */
-    release: (name: string, holder: string): Ask<boolean> => ({
-      statement: { sql: release, params: [name, holder] },
-      answer: one,
-    }),
+    release: (name: string, holder: string) => asking(release, [name, holder], one),
   };
 }

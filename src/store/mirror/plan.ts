@@ -74,17 +74,7 @@ export const LIST: View = view([...SUMMARY_COLUMNS, ...DETAIL_COLUMNS], {
 });
 
 /** What a page does to the mirror. */
-export interface Plan<R> {
-  /** Rows to insert or overwrite: for each `_id`, the last copy the rules let through. */
-  writes: R[];
-  /** Ids of `writes` stored before the page: their packages and items are replaced. */
-  replaced: string[];
-  /** Ids stored, served unchanged (or stale) and not written: marks to refresh. */
-  touched: string[];
-  changes: Change[];
-  /** How the page counts; `rejected` is left 0 for the caller. */
-  counts: UpsertCounts;
-}
+export type Plan<R> = ReturnType<typeof planPage<R>>;
 
 /**
  * Plans a page of `rows` (their values through `valuesOf`, laid out as `view` says) against `stored`,
@@ -96,7 +86,7 @@ export function planPage<R>(
   valuesOf: (row: R) => readonly Param[],
   stored: ReadonlyMap<string, Stored>,
   at: string,
-): Plan<R> {
+) {
   const known = new Map(stored);
   const writes = new Map<string, R>();
   const touched = new Set<string>();
@@ -126,10 +116,14 @@ export function planPage<R>(
     known.set(id, after);
   }
   return {
+    /** Rows to insert or overwrite: for each `_id`, the last copy the rules let through. */
     writes: [...writes.values()],
+    /** Ids of `writes` stored before the page: their packages and items are replaced. */
     replaced: [...writes.keys()].filter((id) => stored.has(id)),
+    /** Ids stored, served unchanged (or stale) and not written: marks to refresh. */
     touched: [...touched].filter((id) => !writes.has(id)),
     changes,
+    /** How the page counts; `rejected` is left 0 for the caller. */
     counts,
   };
 }

@@ -12,6 +12,11 @@ export interface Ask<T> {
   answer(rows: Array<Record<string, unknown>>): T;
 }
 
+/** The `Ask` of `sql` bound to `params`, its rows made the answer by `answer`. */
+export function asking<T>(sql: string, params: unknown[], answer: Ask<T>["answer"]): Ask<T> {
+  return { statement: { sql, params }, answer };
+}
+
 // What the pass judges: in scope, not marked yet, and known to the mirror before the pass began.
 const JUDGED = `missing_since IS NULL AND first_seen_at < ? AND created_at < ?
   AND (CAST(? AS text) IS NULL OR created_at >= ?) AND (CAST(? AS text) IS NULL OR source_platform = ?)
@@ -40,24 +45,17 @@ export function unlistedSql(d: Dialect) {
     FROM bookings WHERE ${JUDGED}`);
   return {
     /** Marks what a finished pass did not list; answers how many were newly marked. */
-    markUnlisted: (s: UnlistedScope): Ask<number> => ({
-      statement: { sql: mark, params: [s.at, ...scope(s)] },
-      answer: (rows) => rows.length,
-    }),
+    markUnlisted: (s: UnlistedScope) => asking(mark, [s.at, ...scope(s)], (rows) => rows.length),
     /** The distinct createdAt `markUnlisted` would mark, newest first, at most `limit`. */
-    unlistedTimes: (s: UnlistedScope, limit: number): Ask<string[]> => ({
-      statement: { sql: times, params: [...scope(s), limit] },
-      answer: (rows) => rows.map((r) => r.at as string),
-    }),
+    unlistedTimes: (s: UnlistedScope, limit: number) =>
+      asking(times, [...scope(s), limit], (rows) => rows.map((r) => r.at as string)),
     /** How many `markUnlisted` would mark, of how many it judges. */
-    countUnlisted: (s: UnlistedScope): Ask<{ unlisted: number; judged: number }> => {
+    countUnlisted: (s: UnlistedScope) => {
       const values = scope(s);
       // NOT_LISTED's value comes first here: the count's CASE precedes the WHERE.
       const params = [values.at(-1), ...values.slice(0, -1)];
-      return {
-        statement: { sql: count, params },
-        answer: (rows) => (rows[0] as { unlisted: number; judged: number }) ?? { unlisted: 0, judged: 0 },
-      };
+      type Counts = { unlisted: number; judged: number };
+      return asking(count, params, (rows) => (rows[0] as Counts) ?? { unlisted: 0, judged: 0 });
     },
   };
 }

@@ -50,12 +50,10 @@ async function take(session: Session, holder: string, now: Date, ttlMs: number):
     const heldBy = await session.turn((q) => askPostgres(q, LEASE.holderOf(WRITER)));
     return { heldBy: heldBy ?? { holder: "unknown", pid: 0, hostname: "unknown", expiresAt: "" } };
   }
+  const us = { holder, pid: process.pid, hostname: hostname() };
   const interrupted = await session.besidePages(async (q) => {
     try {
-      await askPostgres(
-        q,
-        LEASE.take(WRITER, { holder, pid: process.pid, hostname: hostname() }, now, ttlMs),
-      );
+      await askPostgres(q, LEASE.take(WRITER, us, now, ttlMs));
       return await askPostgres(q, RUNS.markInterruptedRuns(now.toISOString()));
     } catch (err) {
       // Not held half-way: the lock counts each take, and a later release would undo only one.

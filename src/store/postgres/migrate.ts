@@ -52,10 +52,8 @@ export async function migratePostgres(pool: pg.Pool, logger?: Logger): Promise<v
 
 async function appliedMigrations(client: pg.PoolClient): Promise<number> {
   const table = `${JOURNAL.migrationsSchema}.${JOURNAL.migrationsTable}`;
-  const { rows } = await client.query<{ exists: boolean }>("SELECT to_regclass($1) IS NOT NULL AS exists", [
-    table,
-  ]);
-  if (!rows[0]?.exists) return 0;
+  const { rows } = await client.query("SELECT to_regclass($1) IS NOT NULL AS found", [table]);
+  if (!rows[0]?.found) return 0;
   const count = await client.query<{ n: number }>(`SELECT count(*)::integer AS n FROM ${table}`);
   return count.rows[0]?.n ?? 0;
 }
