@@ -2,9 +2,10 @@
 import type { pino } from "pino";
 import { createApiClient } from "./api/client.js";
 import { systemClock } from "./clock.js";
-import { type Config, requireApi, sqliteFile } from "./config/config.js";
+import { type Config, requireApi } from "./config/config.js";
 import { apiUrlProblem } from "./config/transport.js";
 import type { Metrics } from "./daemon/metrics.js";
+import { ConfigError } from "./errors.js";
 import { createLogger } from "./logger.js";
 import { type Mirror, openMirror, type Store } from "./store/index.js";
 import { personalDataPolicy } from "./store/personal-data.js";
@@ -42,7 +43,12 @@ export async function openApp<N extends Omit<Needs, "mirror">>(
   config: Config,
   { needs }: { needs: N & Pick<Needs, "mirror"> },
 ): Promise<App<N>> {
-  if (needs.sqlite) sqliteFile(config, needs.sqlite.command, needs.sqlite.instead);
+  if (needs.sqlite && config.database.kind !== "sqlite") {
+    throw new ConfigError(
+      `\`booking-sync ${needs.sqlite.command}\` reads a SQLite mirror, and this one is in PostgreSQL`,
+      { hint: needs.sqlite.instead },
+    );
+  }
   const source = needs.api ? requireApi(config) : undefined;
   const logger = createLogger({ level: config.logLevel });
   if (source) warnAboutSource(source, logger);

@@ -49,8 +49,7 @@ async function demo(): Promise<number> {
       },
       { env },
     );
-    say("");
-    say(`mirror: ${DB}. What an analyst can ask it (docs/queries.md has more):`);
+    say(`\nmirror: ${DB}. What an analyst can ask it (docs/queries.md has more):`);
     const sqlite = { command: "demo", instead: "the demo keeps its mirror in a SQLite file" };
     const read = await runAsReader(
       {},

@@ -39,6 +39,16 @@ export class ApiError extends Error {
   }
 }
 
+/** The file's text, or a ConfigError saying `what` (a setting and its path) cannot be read, and why. */
+export function readOrRefuse(what: string, read: () => string, hint: string): string {
+  try {
+    return read();
+  } catch (err) {
+    const reason = (err as NodeJS.ErrnoException).code ?? "unreadable";
+    throw new ConfigError(`${what} cannot be read (${reason})`, { hint, cause: err });
+  }
+}
+
 /** Wraps anything thrown with a sentence of context, keeping the original as `cause`. */
 export function wrapError(context: string, err: unknown): Error {
   return new Error(`${context}: ${coerceError(err).message}`, { cause: err });
@@ -49,10 +59,12 @@ export function findCause<T extends Error>(
   err: unknown,
   type: abstract new (...args: never[]) => T,
 ): T | undefined {
-  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 10; e = e.cause, depth++) {
-    if (e instanceof type) return e;
-  }
-  return undefined;
+  return [...causeChain(err)].find((e): e is T => e instanceof type);
+}
+
+/** `err` and its causes, outermost first; ten at most, so a cycle ends. */
+function* causeChain(err: unknown): Generator<Error> {
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 10; e = e.cause, depth++) yield e;
 }
 
 /** Turns an unknown throw into an Error, so callers can rely on `.message`. */
@@ -68,8 +80,5 @@ export function isTransient(err: unknown): boolean {
 
 /** True when the failure was an abort we asked for (shutdown), not a fault. */
 export function isAbortError(err: unknown): boolean {
-  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 10; e = e.cause, depth++) {
-    if (e.name === "AbortError") return true;
-  }
-  return false;
+  return [...causeChain(err)].some((e) => e.name === "AbortError");
 }

@@ -9,10 +9,8 @@ import pretty from "pino-pretty";
 import type { Config } from "./config/config.js";
 import { escapeJsonControls, printable } from "./printable.js";
 
-export type LogLevel = Config["logLevel"];
-
 export interface LoggerOptions {
-  level: LogLevel;
+  level: Config["logLevel"];
   /** Pretty-print (default: when stderr is a terminal). */
   pretty?: boolean;
   /** Where to write (default: stderr). */

@@ -44,16 +44,7 @@ export function printableShort(text: string, maxChars: number): string {
  * inside strings, where the escape means the same character.
  */
 export function escapeJsonControls(json: string): string {
-  let out = "";
-  let from = 0;
-  for (let i = 0; i < json.length; i++) {
-    const code = json.charCodeAt(i);
-    if (code >= 0x7f && code <= 0x9f) {
-      out += `${json.slice(from, i)}${unicodeEscape(code)}`;
-      from = i + 1;
-    }
-  }
-  return from === 0 ? json : out + json.slice(from);
+  return json.replace(/[\u007f-\u009f]/g, (c) => unicodeEscape(c.charCodeAt(0)));
 }
 
 /** One character (a code point, or a lone surrogate as `for…of` yields it) as it may be printed. */

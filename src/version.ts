@@ -6,10 +6,8 @@ export const PACKAGE_VERSION = readPackageVersion();
 function readPackageVersion(): string {
   try {
     // src/ and dist/ both sit one level below the package root.
-    const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {
-      version?: unknown;
-    };
-    return typeof pkg.version === "string" ? pkg.version : "0.0.0";
+    const { version } = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
+    return typeof version === "string" ? version : "0.0.0";
   } catch {
     return "0.0.0";
   }

@@ -46,18 +46,14 @@ async function backfillAction(flags: Record<string, unknown>): Promise<number> {
     flags,
     { api: true },
     async ({ app, config, signal, exit }) => {
-      const view = progressView("backfill", app.logger);
-      // Cleared at once, so the lines logged while the run stops are not drawn over.
-      signal.addEventListener("abort", () => view.stop(), { once: true });
+      const view = progressView("backfill", app.logger, signal);
       const report = await runBackfill(
         { ...app, signal },
         {
-          sourcePlatform:
-            flags.sourcePlatform === undefined ? undefined : String(flags.sourcePlatform).trim(),
+          sourcePlatform: (flags.sourcePlatform as string | undefined)?.trim(),
           concurrency: config.concurrency,
           pageSize: config.pageSize,
           mode: flags.restart ? "restart" : "resume",
-          // SYNC_BOOKING_TYPE: a typed mirror takes no other type (the flag is refused above).
           bookingType: config.bookingType,
           onProgress: (e) => view.update(e),
         },

@@ -55,8 +55,7 @@ export async function runAsWriter<N extends Omit<Needs, "mirror">>(
   work: (ctx: WriterContext<N>) => Awaitable<number>,
   options: CommandOptions = {},
 ): Promise<number> {
-  const lease = options.lease ?? "command";
-  const signals = lease === "command" ? abortOnSignals() : undefined;
+  const signals = (options.lease ?? "command") === "command" ? abortOnSignals() : undefined;
   let app: App<N> | undefined;
   try {
     const config = readConfig(flags, options);

@@ -2,7 +2,7 @@
 import { readFileSync } from "node:fs";
 import type { Command } from "commander";
 import { z } from "zod";
-import { ConfigError, wrapError } from "../errors.js";
+import { ConfigError, readOrRefuse, wrapError } from "../errors.js";
 import { exportLabels, importLabels, LABEL_KINDS, type StateLabels } from "../store/labels.js";
 import { runAsReader, runAsWriter, withExitCode } from "./command.js";
 import { EXIT } from "./output.js";
@@ -82,16 +82,11 @@ function exportAction(flags: Record<string, unknown>): Promise<number> {
 
 /** Reads and validates a labels file; a ConfigError (exit 2) names the path and the first bad entry. */
 function readLabelsFile(path: string): Partial<StateLabels> {
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (err) {
-    const reason = (err as NodeJS.ErrnoException).code ?? "unreadable";
-    throw new ConfigError(`labels file ${JSON.stringify(path)} cannot be read (${reason})`, {
-      hint: `booking-sync labels import FILE.json, where FILE.json holds ${EXAMPLE}`,
-      cause: err,
-    });
-  }
+  const text = readOrRefuse(
+    `labels file ${JSON.stringify(path)}`,
+    () => readFileSync(path, "utf8"),
+    `booking-sync labels import FILE.json, where FILE.json holds ${EXAMPLE}`,
+  );
   let json: unknown;
   try {
     json = JSON.parse(text);

@@ -32,6 +32,7 @@ export function withConcurrency(cmd: Command): Command {
 }
 
 /** list-bookings has no type filter: a command that reads it refuses `--booking-type` other than ALL. */
+// SYNC_BOOKING_TYPE still applies: a typed mirror takes no other type.
 export function refuseBookingType(flags: Record<string, unknown>, command: string, hint: string): void {
   if (flags.bookingType !== undefined && String(flags.bookingType).toUpperCase() !== "ALL") {
     throw new ConfigError(`${command} cannot filter by booking type: list-bookings has no such filter`, {

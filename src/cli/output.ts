@@ -36,10 +36,12 @@ function detailsPart(d: DetailsReport): string {
 export function backfillSummary(r: BackfillReport): string {
   const rate =
     r.durationMs > 0 ? Math.round(((r.inserted + r.updated + r.unchanged) * 1000) / r.durationMs) : 0;
-  // A stopped run is followed by the line that says how to resume; a refusal by what to fix.
+  // A stopped run is followed by the line that says how to resume; a refusal the API will repeat
+  // (a failure that is not retryable) by what to fix.
   let next = "";
   if (r.status === "success") next = ` · checkpoint ${r.checkpointAfter ?? "unchanged (filtered)"}`;
-  else if (r.status === "failed" && rerunMayFix(r.error)) next = " · run it again to resume";
+  else if (r.status === "failed" && (findCause(r.error, ApiError)?.retryable ?? true))
+    next = " · run it again to resume";
   return printable(
     `${counts("backfill", `${r.stream}${r.resumed ? " (resumed)" : ""}`, r)}` +
       ` · ${seconds(r.durationMs)}, ${rate} bookings/s${next}`,
@@ -75,17 +77,9 @@ export function seconds(ms: number): string {
   return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)}s`;
 }
 
-/** Whether running again can get past `err`: not after a refusal the API will repeat. */
-function rerunMayFix(err: unknown): boolean {
-  const api = findCause(err, ApiError);
-  return api === undefined || api.retryable;
-}
-
 /** Prints an error for a person and returns the exit code it deserves. */
-export function reportError(
-  err: unknown,
-  write: (s: string) => void = (s) => process.stderr.write(s),
-): number {
+export function reportError(err: unknown): number {
+  const write = (s: string) => process.stderr.write(s);
   const config = findCause(err, ConfigError);
   if (config) {
     write(`booking-sync: ${printable(config.message)}\n`);
@@ -109,19 +103,18 @@ export interface Outcome {
 export function exitFor(
   r: Outcome,
   stop: { by: StopSignal | undefined; reason: unknown; resume: string },
-  write: (s: string) => void = (s) => process.stderr.write(s),
 ): number {
   if (r.status === "success") return EXIT.ok;
   if (stop.by) {
-    write(`booking-sync: stopped; ${stop.resume}\n`);
+    process.stderr.write(`booking-sync: stopped; ${stop.resume}\n`);
     return SIGNAL_EXIT_CODES[stop.by];
   }
   // Aborted without a signal: the lease was lost; say that, not "request aborted".
   if (r.status === "aborted" && stop.reason instanceof Error) {
-    write(`booking-sync: ${printable(stop.reason.message)}; ${stop.resume}\n`);
+    process.stderr.write(`booking-sync: ${printable(stop.reason.message)}; ${stop.resume}\n`);
     return EXIT.failed;
   }
-  return reportError(r.error ?? new Error(r.status), write);
+  return reportError(r.error ?? new Error(r.status));
 }
 
 /** "1 page", "3 pages". */

@@ -30,9 +30,12 @@ export interface ProgressView {
 /** Least time between two log lines when not drawing a bar (a container's log), ms. */
 const LOG_INTERVAL_MS = 5000;
 
-/** A bar on a terminal, throttled log lines otherwise; `label` says what progresses, e.g. "backfill". */
-export function progressView(label: string, logger: Logger): ProgressView {
-  return process.stderr.isTTY ? barView(label) : logView(label, logger);
+/** A bar on a terminal, else throttled log lines, of `label` (e.g. "backfill"); it stops once `signal` aborts. */
+export function progressView(label: string, logger: Logger, signal: AbortSignal): ProgressView {
+  const view = process.stderr.isTTY ? barView(label) : logView(label, logger);
+  // At once, so the lines logged while the run stops are not drawn over.
+  signal.addEventListener("abort", () => view.stop(), { once: true });
+  return view;
 }
 
 /**
@@ -95,26 +98,24 @@ function barView(label: string): ProgressView {
 
 function logView(label: string, logger: Logger): ProgressView {
   let lastAt = Date.now();
-  let last: ProgressEvent | undefined;
-  let logged = true;
+  let pending: ProgressEvent | undefined;
+  let stopped = false;
   const log = (e: ProgressEvent) => {
     const fields = { ...e, ratePerSec: Math.round(e.ratePerSec * 10) / 10 };
     if (e.etaSec !== null && e.etaSec !== undefined) fields.etaSec = Math.round(e.etaSec);
     logger.info(fields, `${label} progress`);
-    logged = true;
+    pending = undefined;
   };
-  let stopped = false;
   return {
     update(e) {
       if (stopped) return;
-      last = e;
-      logged = false;
+      pending = e;
       if (Date.now() - lastAt < LOG_INTERVAL_MS) return;
       lastAt = Date.now();
       log(e);
     },
     stop() {
-      if (last && !logged && !stopped) log(last);
+      if (pending && !stopped) log(pending);
       stopped = true;
     },
   };

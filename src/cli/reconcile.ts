@@ -55,15 +55,13 @@ async function reconcileAction(flags: Record<string, unknown>): Promise<number> 
     flags,
     { api: true },
     async ({ app, config, signal, exit }) => {
-      const view = progressView("reconcile", app.logger);
-      signal.addEventListener("abort", () => view.stop(), { once: true });
+      const view = progressView("reconcile", app.logger, signal);
       const startedMs = app.clock.now().getTime();
       const report = await runReconcile(
         { ...app, signal },
         {
           since,
           pageSize: config.pageSize,
-          // SYNC_BOOKING_TYPE: a typed mirror takes no other type (the flag is refused above).
           bookingType: config.bookingType,
           maxMissingPercent: config.reconcileMaxMissingPercent,
           applyMissing: flags.applyMissing === true,

@@ -4,7 +4,7 @@ export const SIGNAL_EXIT_CODES = { SIGINT: 130, SIGTERM: 143 } as const;
 
 export type StopSignal = keyof typeof SIGNAL_EXIT_CODES;
 
-export function abortOnSignals(onFirst?: (signal: StopSignal) => void): {
+export function abortOnSignals(): {
   signal: AbortSignal;
   /** The signal that stopped the work, if one did. */
   received(): StopSignal | undefined;
@@ -17,7 +17,6 @@ export function abortOnSignals(onFirst?: (signal: StopSignal) => void): {
   const handler = (signal: StopSignal) => {
     if (controller.signal.aborted) process.exit(SIGNAL_EXIT_CODES[signal]);
     received = signal;
-    onFirst?.(signal);
     controller.abort(new Error(`received ${signal}`));
   };
   process.on("SIGINT", handler);

@@ -54,9 +54,8 @@ async function simulateAction(o: Record<string, string>): Promise<number> {
       `  try: BOOKING_API_BASE_URL=${sim.url} BOOKING_API_TOKEN=${token} booking-sync sync\n`,
     );
     await new Promise<void>((resolve) => {
-      const stop = () => resolve();
-      process.once("SIGINT", stop);
-      process.once("SIGTERM", stop);
+      process.once("SIGINT", () => resolve());
+      process.once("SIGTERM", () => resolve());
     });
     await sim.close();
     return EXIT.ok;

@@ -16,8 +16,7 @@ export function registerSync(program: Command): void {
 function syncAction(flags: Record<string, unknown>): Promise<number> {
   return runAsWriter(flags, { api: true }, async ({ app, config, signal, exit }) => {
     // Drawn only while a fill runs: an everyday sync reports nothing until its summary line.
-    const view = progressView("fill", app.logger);
-    signal.addEventListener("abort", () => view.stop(), { once: true });
+    const view = progressView("fill", app.logger, signal);
     const report = await runSync(
       { ...app, signal },
       { ...syncSettings(config), onProgress: (e) => view.update(e) },

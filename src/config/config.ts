@@ -2,24 +2,22 @@
 import { readFileSync } from "node:fs";
 import { isDeepStrictEqual } from "node:util";
 import type { z } from "zod";
-import { ConfigError } from "../errors.js";
-import {
-  type PERSONAL_DATA_MODES,
-  readsExactly,
-  SETTINGS,
-  type Setting,
-  type SettingRow,
-} from "./settings.js";
+import { ConfigError, readOrRefuse } from "../errors.js";
+import type { Setting } from "./setting.js";
+import { type PERSONAL_DATA_MODES, SETTINGS, type SettingRow } from "./settings.js";
 import { apiUrlProblem, maskUserinfo, postgresUrl } from "./transport.js";
+import { exactSchemas } from "./values.js";
 
-/** Read from the table, then folded: token files into their tokens, the database settings into `database`. */
-type Folded = "apiTokenFile" | "triggerTokenFile" | "personalDataKeyFile" | "dbUrl" | "dbPasswordFile";
+type Flags = Record<string, unknown>;
 
-/** One field per setting of the table (settings.ts says what each means), with its parsed type. */
+/**
+ * One field per setting of the table (settings.ts says what each means), with its parsed type; the
+ * files are folded into their secrets, and the database settings into `database`.
+ */
 export type Config = {
-  [S in SettingRow as Exclude<S["key"], Folded>]:
+  [S in SettingRow as Exclude<S["key"], `${string}File` | "dbUrl">]:
     | z.output<S["schema"]>
-    | (S["default"] extends undefined ? undefined : never);
+    | (S extends { default: string | number | boolean } ? never : undefined);
 } & {
   /** Where the mirror is kept: `dbPath`'s file, or PostgreSQL when BOOKING_DB_URL (or `--db`) is a URL. */
   database: Database;
@@ -32,7 +30,7 @@ export type Database =
 
 export interface ConfigInput {
   /** Parsed command-line options (commander's `opts()`), camelCase. */
-  flags?: Record<string, unknown>;
+  flags?: Flags;
   env: Record<string, string | undefined>;
   /** Reads the token file; injectable so the function stays testable. */
   readFile?: (path: string) => string;
@@ -50,18 +48,23 @@ export function loadConfig({
   const out: Record<string, unknown> = {};
   for (const setting of SETTINGS)
     out[setting.key] = only?.includes(setting.key) === false ? setting.default : resolve(setting, flags, env);
-  const keyFile = out.personalDataKeyFile as string | undefined;
-  for (const key of ["apiToken", "triggerToken", "personalDataKey"]) {
+  for (const key of ["apiToken", "triggerToken", "personalDataKey"])
     out[key] = resolveToken(key, `${key}File`, out[key], out[`${key}File`], readFile);
-    delete out[`${key}File`];
-  }
-  checkPersonalData(out.personalData, out.personalDataKey, keyFile, flags);
+  checkPersonalData(out, nameOf("personalData", flags));
   // `--db` wins over BOOKING_DB_URL, as every flag over the environment.
   const named = flags.db !== undefined ? (out.dbPath as string) : ((out.dbUrl as string) ?? out.dbPath);
   out.database = database(named as string, out.dbPasswordFile, readFile);
-  delete out.dbUrl;
-  delete out.dbPasswordFile;
-  checkApiUrl(out.apiBaseUrl as string | undefined, out.apiAllowInsecure === true, flags, env);
+  for (const key of Object.keys(out)) if (key.endsWith("File") || key === "dbUrl") delete out[key];
+  const url = out.apiBaseUrl as string | undefined;
+  const problem = url === undefined ? undefined : apiUrlProblem(url, out.apiAllowInsecure === true);
+  if (problem) {
+    // The token must not be sent there: credentials in the URL, or http beyond loopback.
+    const raw = String(flags.baseUrl ?? env.BOOKING_API_BASE_URL);
+    throw new ConfigError(
+      `${nameOf("apiBaseUrl", flags)} = ${JSON.stringify(maskUserinfo(raw))} is not valid: expected ${problem.expected}`,
+      { hint: problem.hint },
+    );
+  }
   return out as unknown as Config;
 }
 
@@ -88,20 +91,19 @@ export function requireApi(config: Config): Config & { apiBaseUrl: string; apiTo
   return config as Config & { apiBaseUrl: string; apiToken: string };
 }
 
-function resolve(setting: Setting, flags: Record<string, unknown>, env: Record<string, string | undefined>) {
-  const fromFlag = setting.flag ? flags[setting.flag] : undefined;
-  if (fromFlag !== undefined) return parse(setting, `--${kebab(setting.flag as string)}`, fromFlag);
+function resolve(setting: Setting, flags: Flags, env: Record<string, string | undefined>) {
+  if (setting.flag && flags[setting.flag] !== undefined)
+    return parse(setting, nameOf(setting.key, flags), flags[setting.flag]);
   // An empty variable means unset, as in most shells' `VAR= cmd` idiom.
   const names = [setting.env, ...(setting.aliases ?? [])].filter((n): n is string => Boolean(n && env[n]));
   const values = names.map((name) => parse(setting, name, env[name]));
   const [first] = names;
-  for (const [i, other] of names.entries()) {
-    if (first === undefined || isDeepStrictEqual(values[i], values[0])) continue;
+  const other = names.find((_, i) => !isDeepStrictEqual(values[i], values[0]));
+  if (first !== undefined && other !== undefined)
     throw new ConfigError(
       `${first} = ${shown(setting, env[first])} and ${other} = ${shown(setting, env[other])} disagree`,
       { hint: `set only ${setting.env}: ${other} is an older name of it` },
     );
-  }
   return values.length > 0 ? values[0] : setting.default;
 }
 
@@ -110,7 +112,7 @@ function parse(setting: Setting, name: string, raw: unknown): unknown {
   if (raw === undefined || raw === "") return setting.default;
   // Numbers, booleans and choices are read exactly as written (values.ts); free text is trimmed.
   const parsed = setting.schema.safeParse(
-    typeof raw === "string" && !readsExactly(setting) ? raw.trim() : raw,
+    typeof raw === "string" && !exactSchemas.has(setting.schema) ? raw.trim() : raw,
   );
   if (parsed.success) return parsed.data;
   throw new ConfigError(`${name} = ${shown(setting, raw)} is not valid: expected ${setting.accepts}`, {
@@ -132,14 +134,6 @@ function fixHint(setting: Setting, name: string): string {
   return setting.unset ? `fix ${name}, or unset it ${setting.unset}` : `fix ${name}, or unset it`;
 }
 
-/** The SQLite file of a command that reads it with SQL; a PostgreSQL mirror is refused, saying why. */
-export function sqliteFile(config: Pick<Config, "database">, command: string, instead: string): string {
-  if (config.database.kind === "sqlite") return config.database.path;
-  throw new ConfigError(`\`booking-sync ${command}\` reads a SQLite mirror, and this one is in PostgreSQL`, {
-    hint: instead,
-  });
-}
-
 /** The database the settings name: a postgres URL in BOOKING_DB_URL or `--db`, else the SQLite file. */
 function database(named: string, passwordFile: unknown, readFile: (p: string) => string): Database {
   const postgres = postgresUrl(named) ? named.trim() : undefined;
@@ -153,29 +147,26 @@ function database(named: string, passwordFile: unknown, readFile: (p: string) =>
   return { kind: "postgres", url: postgres, password };
 }
 
-/** The variable that sets the setting `key`. */
-function envOf(key: string): string {
-  return SETTINGS.find((s) => s.key === key)?.env ?? key;
+/** The name the setting `key` was given under: its flag when that is set, else its variable. */
+function nameOf(key: string, flags: Flags = {}): string {
+  const { flag, env } = SETTINGS.find((s) => s.key === key) as Setting;
+  if (flag && flags[flag] !== undefined) return `--${flag.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+  return env ?? key;
 }
 
 export type PersonalDataMode = (typeof PERSONAL_DATA_MODES)[number];
 
 /** A key with `keep` means hashing was meant and is not happening: refused, not ignored. */
-function checkPersonalData(
-  mode: unknown,
-  key: unknown,
-  keyFile: string | undefined,
-  flags: Record<string, unknown>,
-): void {
+function checkPersonalData(out: Record<string, unknown>, name: string): void {
+  const { personalData: mode, personalDataKey: key } = out;
   if (key !== undefined && mode === "keep") {
-    const name = flags.personalData !== undefined ? "--personal-data" : "SYNC_PERSONAL_DATA";
     throw new ConfigError(`SYNC_PERSONAL_DATA_KEY is set but ${name} is keep: the key is only used to hash`, {
       hint: "set SYNC_PERSONAL_DATA=hash to store personal fields hashed, or unset SYNC_PERSONAL_DATA_KEY(_FILE)",
     });
   }
   if (typeof key === "string" && key.length < 16) {
     throw new ConfigError(
-      `SYNC_PERSONAL_DATA_KEY_FILE = ${JSON.stringify(keyFile)} is not valid: expected a file holding a secret of at least 16 characters (it holds ${key.length})`,
+      `SYNC_PERSONAL_DATA_KEY_FILE = ${JSON.stringify(out.personalDataKeyFile)} is not valid: expected a file holding a secret of at least 16 characters (it holds ${key.length})`,
       { hint: "write a longer key into the file, e.g. the output of `openssl rand -hex 32`" },
     );
   }
@@ -187,58 +178,25 @@ function resolveToken(
   fileKey: string,
   token: unknown,
   file: unknown,
-  readFile: (p: string) => string,
+  read: (p: string) => string,
 ) {
-  const names = { token: envOf(key), file: envOf(fileKey) };
+  const names = { token: nameOf(key), file: nameOf(fileKey) };
   if (token && file) {
-    throw new ConfigError(`both ${names.token} and ${names.file} are set`, {
-      hint: "unset one of them",
-    });
+    throw new ConfigError(`both ${names.token} and ${names.file} are set`, { hint: "unset one of them" });
   }
   if (typeof file !== "string") return token as string | undefined;
-  let text: string;
-  try {
-    text = readFile(file);
-  } catch (err) {
-    const reason = (err as NodeJS.ErrnoException).code ?? "unreadable";
-    throw new ConfigError(`${names.file} = ${JSON.stringify(file)} cannot be read (${reason})`, {
-      hint: "point it at a readable file that holds the token",
-      cause: err,
-    });
-  }
-  const fromFile = text.trim();
-  if (!fromFile) {
-    throw new ConfigError(`${names.file} = ${JSON.stringify(file)} is empty`, {
-      hint: "write the token into the file",
-    });
-  }
+  const what = `${names.file} = ${JSON.stringify(file)}`;
+  const fromFile = readOrRefuse(
+    what,
+    () => read(file),
+    "point it at a readable file that holds the token",
+  ).trim();
+  if (!fromFile) throw new ConfigError(`${what} is empty`, { hint: "write the token into the file" });
   return fromFile;
-}
-
-/** Refuses a base URL the token must not be sent to (credentials in it, or http beyond loopback). */
-function checkApiUrl(
-  url: string | undefined,
-  allowInsecure: boolean,
-  flags: Record<string, unknown>,
-  env: Record<string, string | undefined>,
-): void {
-  const problem = url === undefined ? undefined : apiUrlProblem(url, allowInsecure);
-  if (!problem) return;
-  const fromFlag = flags.baseUrl !== undefined;
-  const name = fromFlag ? "--base-url" : "BOOKING_API_BASE_URL";
-  const raw = String(fromFlag ? flags.baseUrl : env.BOOKING_API_BASE_URL);
-  throw new ConfigError(
-    `${name} = ${JSON.stringify(maskUserinfo(raw))} is not valid: expected ${problem.expected}`,
-    { hint: problem.hint },
-  );
 }
 
 function shownDefault(setting: Setting): string {
   return setting.shownDefault ?? String(setting.default);
-}
-
-function kebab(s: string): string {
-  return s.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 }
 
 /** The environment variables, one line each, for `--help`. */

@@ -19,7 +19,6 @@ export const DAEMON_SETTINGS = [
     env: "RECONCILE_SCHEDULE",
     flag: "reconcileSchedule",
     schema: cronExpr,
-    default: undefined,
     accepts: "a cron expression, e.g. '0 3 * * *'",
     help: "when `run` reconciles (cron; off when unset)",
     unset: "to turn scheduled reconciles off",
@@ -54,9 +53,7 @@ export const DAEMON_SETTINGS = [
   {
     key: "readyMaxAgeSeconds",
     env: "READY_MAX_AGE_SECONDS",
-    flag: null,
     schema: int(1, 30 * 86400),
-    default: undefined,
     accepts: "whole seconds",
     help: "/readyz fails when the last success is older (default 3 schedule periods)",
     unset: "for 3 schedule periods",
@@ -64,9 +61,7 @@ export const DAEMON_SETTINGS = [
   {
     key: "triggerToken",
     env: "TRIGGER_TOKEN",
-    flag: null,
     schema: z.string().min(1),
-    default: undefined,
     accepts: "a non-empty shared secret",
     help: "bearer token POST /sync requires (unset: open on loopback, refused beyond)",
     secret: true,
@@ -74,9 +69,7 @@ export const DAEMON_SETTINGS = [
   {
     key: "triggerTokenFile",
     env: "TRIGGER_TOKEN_FILE",
-    flag: null,
     schema: z.string().min(1),
-    default: undefined,
     accepts: "a path to a file holding the trigger token",
     help: "read the trigger token from this file (container secrets)",
   },

@@ -1,11 +1,5 @@
 /** What a row of the settings table (settings.ts) says about one setting. */
 import type { z } from "zod";
-import { isExact } from "./values.js";
-
-/** Whether the setting's value is read exactly as written (no trimming). */
-export function readsExactly(setting: Setting): boolean {
-  return isExact(setting.schema);
-}
 
 export interface Setting {
   /** Key in the Config object. */
@@ -14,12 +8,12 @@ export interface Setting {
   env: string | null;
   /** Older names of `env`, read as well; two of them set to different values are a config error. */
   aliases?: readonly string[];
-  /** Commander option key (camelCase) that overrides the environment, if any. */
-  flag: string | null;
+  /** Commander option key (camelCase) that overrides the environment; none when omitted. */
+  flag?: string;
   /** Parses and validates the raw string (or flag value). */
   schema: z.ZodType;
-  /** Used when neither flag nor environment sets it. */
-  default: unknown;
+  /** Used when neither flag nor environment sets it; undefined (unset) when omitted. */
+  default?: string | number | boolean;
   /** The default as `--help` and errors write it, where `String(default)` would not (an octal mode). */
   shownDefault?: string;
   /** What is accepted, as the last words of an error and in `--help`. */

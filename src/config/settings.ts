@@ -4,8 +4,6 @@ import { DAEMON_SETTINGS } from "./daemon-settings.js";
 import type { Setting } from "./setting.js";
 import { bool, choice, exact, httpUrl, int } from "./values.js";
 
-export { readsExactly, type Setting } from "./setting.js";
-
 const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "silent"] as const;
 /** SYNC_CONCURRENCY's default: requests in flight at once (docs/performance.md says why this many). */
 export const DEFAULT_CONCURRENCY = 8;
@@ -21,7 +19,6 @@ const TABLE = [
     env: "BOOKING_API_BASE_URL",
     flag: "baseUrl",
     schema: httpUrl,
-    default: undefined,
     accepts: "an http(s) URL including /api/v2, e.g. https://host/api/v2",
     help: "partner API base URL (required for API commands)",
     required: true,
@@ -29,9 +26,7 @@ const TABLE = [
   {
     key: "apiToken",
     env: "BOOKING_API_TOKEN",
-    flag: null,
     schema: z.string().trim().min(1),
-    default: undefined,
     accepts: "a non-empty bearer token",
     help: "partner API bearer token",
     secret: true,
@@ -39,16 +34,13 @@ const TABLE = [
   {
     key: "apiTokenFile",
     env: "BOOKING_API_TOKEN_FILE",
-    flag: null,
     schema: z.string().min(1),
-    default: undefined,
     accepts: "a path to a file holding the token",
     help: "read the token from this file (container secrets)",
   },
   {
     key: "apiAllowInsecure",
     env: "BOOKING_API_ALLOW_INSECURE",
-    flag: null,
     schema: bool,
     default: false,
     accepts: "true or false (or yes/no, 1/0)",
@@ -66,9 +58,7 @@ const TABLE = [
   {
     key: "dbUrl",
     env: "BOOKING_DB_URL",
-    flag: null,
     schema: z.string().regex(/^postgres(ql)?:\/\/\S+$/i),
-    default: undefined,
     accepts: "a postgres:// or postgresql:// URL, e.g. postgres://sync@db:5432/bookings",
     help: "keep the mirror in PostgreSQL instead of a SQLite file",
     secret: true,
@@ -76,16 +66,13 @@ const TABLE = [
   {
     key: "dbPasswordFile",
     env: "BOOKING_DB_PASSWORD_FILE",
-    flag: null,
     schema: z.string().min(1),
-    default: undefined,
     accepts: "a path to a file holding the PostgreSQL password",
     help: "read the PostgreSQL password from this file (container secrets)",
   },
   {
     key: "dbMode",
     env: "BOOKING_DB_MODE",
-    flag: null,
     // Written in octal as chmod takes it; the value is the mode itself.
     schema: z.enum(["0600", "600", "0640", "640", "0644", "644"]).transform((v) => Number.parseInt(v, 8)),
     default: 0o600,
@@ -98,7 +85,6 @@ const TABLE = [
     env: "SYNC_BOOKING_TYPE",
     flag: "bookingType",
     schema: exact(choice(["IN", "LC", "ALL"]).transform((v) => (v === "IN" || v === "LC" ? v : undefined))),
-    default: undefined,
     accepts: "IN, LC, or empty/ALL for all bookings",
     unset: "to sync all booking types",
     help: "only sync this booking type",
@@ -188,9 +174,7 @@ const TABLE = [
   {
     key: "personalDataKey",
     env: "SYNC_PERSONAL_DATA_KEY",
-    flag: null,
     schema: z.string().min(16),
-    default: undefined,
     accepts: "a secret of at least 16 characters",
     help: "with SYNC_PERSONAL_DATA=hash: hash with HMAC-SHA256 under this key",
     secret: true,
@@ -198,9 +182,7 @@ const TABLE = [
   {
     key: "personalDataKeyFile",
     env: "SYNC_PERSONAL_DATA_KEY_FILE",
-    flag: null,
     schema: z.string().min(1),
-    default: undefined,
     accepts: "a path to a file holding the key",
     help: "read SYNC_PERSONAL_DATA_KEY from this file (container secrets)",
   },

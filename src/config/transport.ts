@@ -26,16 +26,14 @@ export function maskUserinfo(raw: string): string {
   return masked;
 }
 
-/** Why an API base URL is refused, and what to do about it. */
-export interface UrlProblem {
-  /** What would be accepted, the last words of the error. */
-  expected: string;
-  /** The fix, after "Try: ". */
-  hint: string;
-}
-
-/** Why the token must not be sent to `url`, or undefined; `allowInsecure` is BOOKING_API_ALLOW_INSECURE. */
-export function apiUrlProblem(url: string, allowInsecure: boolean): UrlProblem | undefined {
+/**
+ * Why the token must not be sent to `url`, or undefined; `allowInsecure` is BOOKING_API_ALLOW_INSECURE.
+ * `expected` is what would be accepted, the last words of the error; `hint` the fix, after "Try: ".
+ */
+export function apiUrlProblem(
+  url: string,
+  allowInsecure: boolean,
+): { expected: string; hint: string } | undefined {
   const u = new URL(url);
   const fixed = new URL(url);
   fixed.username = "";

@@ -5,15 +5,12 @@
 import cron from "node-cron";
 import { z } from "zod";
 
-const exactSchemas = new WeakSet<z.ZodType>();
+/** The schemas whose values are read exactly as written (no trimming): those `exact` marked. */
+export const exactSchemas = new WeakSet<z.ZodType>();
 /** Marks a schema of the rule above (the outermost one): `loadConfig` hands it the value untrimmed. */
 export function exact<T extends z.ZodType>(schema: T): T {
   exactSchemas.add(schema);
   return schema;
-}
-/** Whether a value for `schema` is read exactly as written (no trimming). */
-export function isExact(schema: z.ZodType): boolean {
-  return exactSchemas.has(schema);
 }
 
 const digits = z
