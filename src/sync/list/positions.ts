@@ -16,21 +16,13 @@ export interface Probe {
   at?: string | null | undefined;
 }
 
-/** Reads the booking at `position` (0-based, newest first) with a page of one. */
-export async function probe(deps: SyncDeps<unknown>, position: number, counters: ReadCounts): Promise<Probe> {
-  const page = await deps.api.listBookings({ page: position + 1, pageSize: 1 }, deps.signal);
-  countPage(counters, page.attempts);
-  // A probe that is not the one booking asked for would send every search astray.
-  const problem = shapeProblem({ page: position + 1, pageSize: 1 }, page);
-  if (problem !== null) throw new Error(`${problem}; positions cannot be probed`);
-  const record = page.records[0];
-  return { total: page.total, createdAt: record?.createdAt, at: record?.ok ? record.at : null };
-}
-
 /** Probes of positions below one whose createdAt cannot be read, before the search gives up on it. */
 const NULL_PROBES = 3;
 
-/** The createdAt at `position` or the next few down; undefined past the end, null when none is readable. */
+/**
+ * The createdAt at `position` (0-based, newest first) or the next few down, each read with a page of
+ * one; undefined past the end, null when none is readable.
+ */
 export async function timeAt(
   deps: SyncDeps<unknown>,
   position: number,
@@ -38,7 +30,13 @@ export async function timeAt(
 ): Promise<Probe> {
   let seen: Probe = { total: 0, createdAt: undefined };
   for (let p = position; p <= position + NULL_PROBES; p++) {
-    seen = await probe(deps, p, counters);
+    const page = await deps.api.listBookings({ page: p + 1, pageSize: 1 }, deps.signal);
+    countPage(counters, page.attempts);
+    // A probe that is not the one booking asked for would send every search astray.
+    const problem = shapeProblem({ page: p + 1, pageSize: 1 }, page);
+    if (problem !== null) throw new Error(`${problem}; positions cannot be probed`);
+    const record = page.records[0];
+    seen = { total: page.total, createdAt: record?.createdAt, at: record?.ok ? record.at : null };
     if (seen.createdAt !== null) return seen;
     if (p + 1 >= seen.total) break;
   }

@@ -20,11 +20,9 @@ export interface RepairOptions {
 /** Requests one repair may make. */
 const BUDGET = 400;
 
-/** How a repair ended: nothing missing, gaps filled, out of budget, or a shortfall it cannot place. */
-export type RepairEnd = "clean" | "repaired" | "budget" | "unplaced";
-
 export interface RepairReport {
-  end: RepairEnd;
+  /** How a repair ended: nothing missing, gaps filled, out of budget, or a shortfall it cannot place. */
+  end: "clean" | "repaired" | "budget" | "unplaced";
   /** Gaps found and read. */
   gaps: number;
   /** Bookings the repair added to the mirror. */
