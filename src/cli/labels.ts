@@ -8,7 +8,6 @@ import { runAsReader, runAsWriter, withExitCode } from "./command.js";
 import { EXIT } from "./output.js";
 
 const EXAMPLE = '{ "booking_state": { "1": "pending", "2": "confirmed" }, "order_state": { "0": "new" } }';
-const KINDS_TEXT = `${LABEL_KINDS.slice(0, -1).join(", ")} or ${LABEL_KINDS.at(-1)}`;
 
 // Codes as JSON object keys: decimal, no sign or leading zero, so each code has exactly one spelling.
 const Code = z.string().regex(/^(0|[1-9]\d{0,8})$/);
@@ -111,7 +110,7 @@ function describeIssue(issue: z.core.$ZodIssue | undefined, json: unknown): stri
   const [kind, code] = issue.path.map(String);
   if (issue.code === "unrecognized_keys") {
     const names = issue.keys.map((k) => JSON.stringify(k)).join(", ");
-    return `unknown kind ${names}: expected ${KINDS_TEXT}`;
+    return `unknown kind ${names}: expected ${LABEL_KINDS.slice(0, -1).join(", ")} or ${LABEL_KINDS.at(-1)}`;
   }
   if (kind === undefined) return "is not valid: expected an object of kinds, each an object of code → label";
   if (issue.code === "invalid_key")

@@ -64,16 +64,13 @@ function statusAction(flags: Record<string, unknown>): Promise<number> {
     async ({ app }) => {
       const status = await app.store.readStatus(app.clock.now());
       const stale = maxAge === undefined ? undefined : staleness(status, maxAge);
-      if (flags.json) {
-        const check =
-          maxAge === undefined
-            ? null
-            : { maxAgeSeconds: maxAge, stale: stale !== undefined, reason: stale ?? null };
-        // Exact JSON, with DEL and C1 controls escaped too, so a terminal shows them.
-        process.stdout.write(`${escapeJsonControls(JSON.stringify({ ...status, check }, null, 2))}\n`);
-      } else {
-        process.stdout.write(statusText(status));
-      }
+      const check =
+        maxAge === undefined
+          ? null
+          : { maxAgeSeconds: maxAge, stale: stale !== undefined, reason: stale ?? null };
+      // Exact JSON, with DEL and C1 controls escaped too, so a terminal shows them.
+      const json = () => `${escapeJsonControls(JSON.stringify({ ...status, check }, null, 2))}\n`;
+      process.stdout.write(flags.json ? json() : statusText(status));
       if (stale === undefined) return EXIT.ok;
       process.stderr.write(`booking-sync: mirror is stale: ${printable(stale)}\n`);
       return EXIT.failed;
