@@ -1,17 +1,13 @@
 /** What an HTTP answer amounts to: the page's JSON, or the ApiError to throw (retryable, with a hint). */
 import type { Response } from "got";
 import { ApiError } from "../errors.js";
+import type { ObserveCtx } from "./observe.js";
 import { refusedRedirect } from "./redirects.js";
 import { type Endpoint, readJson, statusLabel } from "./response.js";
 import { parseRetryAfter } from "./retry.js";
 
-/** What judging an answer needs from the client. */
-export interface AnswerCtx {
-  /** Base URL without a trailing slash. */
-  base: string;
-  /** Removes the token from any text that leaves the client. */
-  scrub: (text: string) => string;
-}
+/** What judging an answer needs from the client: its base URL, without a trailing slash, and its scrubber. */
+type AnswerCtx = Pick<ObserveCtx, "scrub"> & { base: string };
 
 /** Turns an HTTP answer into parsed JSON, or throws the ApiError it amounts to. */
 export function answer(ctx: AnswerCtx, endpoint: Endpoint, res: Response<Buffer>): unknown {

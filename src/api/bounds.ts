@@ -12,11 +12,6 @@ export const MAX_RECORD_BYTES = 1024 * 1024;
 /** Containers nested deeper than this are stored as a marker; a booking nests about five levels. */
 export const MAX_DEPTH = 32;
 
-/** What stands in a stored record for a value that passed a bound. */
-export interface Marker {
-  $omitted: { reason: "value" | "depth" | "record"; bytes?: number; cap: number };
-}
-
 /** A record within its bounds, and what had to be replaced to get there. */
 export interface Bounded {
   value: unknown;
@@ -36,18 +31,13 @@ interface Walk {
 
 const isContainer = (v: unknown): v is object => typeof v === "object" && v !== null;
 
-function marker(reason: Marker["$omitted"]["reason"], cap: number, bytes?: number): Marker {
+/** What stands in a stored record for a value that passed a bound. */
+function marker(reason: "value" | "depth" | "record", cap: number, bytes?: number) {
   return { $omitted: bytes === undefined ? { reason, cap } : { reason, bytes, cap } };
 }
 
 // A note names this many values at most; the rest are counted in one line.
 const MAX_NOTED = 50;
-
-/** Adds a problem, or counts it past `MAX_NOTED`. */
-function note(walk: Walk, problem: () => string): void {
-  if (walk.problems.length < MAX_NOTED) walk.problems.push(problem());
-  else walk.unnoted++;
-}
 
 /** Bytes a string takes in UTF-8: exact only when it could matter. */
 function utf8Bytes(s: string, cap: number): number {
@@ -76,7 +66,8 @@ function visit(value: unknown, depth: number, walk: Walk): unknown {
     return value;
   }
   if (depth > MAX_DEPTH) {
-    note(walk, () => `${walk.keys.join(".")}: nested deeper than ${MAX_DEPTH} levels`);
+    if (walk.problems.length >= MAX_NOTED) walk.unnoted++;
+    else walk.problems.push(`${walk.keys.join(".")}: nested deeper than ${MAX_DEPTH} levels`);
     walk.size += 64;
     return marker("depth", MAX_DEPTH);
   }

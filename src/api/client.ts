@@ -85,10 +85,7 @@ function abortError(endpoint: Endpoint, reason: unknown): Error {
 }
 
 /** What the per-request helpers share: built once by `createApiClient`. */
-interface Ctx extends StandInCtx {
-  policy: RetryPolicy;
-  options: ApiClientOptions;
-}
+type Ctx = StandInCtx & { policy: RetryPolicy; options: ApiClientOptions };
 
 /** One HTTP attempt: the response, or a transport failure thrown as an ApiError (or an abort). */
 async function send(
@@ -152,14 +149,11 @@ async function call<T>(
           return send(ctx, endpoint, searchParams, signal);
         }, signal);
         const verdict = reader(answer(ctx, endpoint, res));
-        if (!verdict.ok) {
-          throw new ApiError(ctx.scrub(`${endpoint}: ${verdict.problem}`), {
-            status: res.statusCode,
-            retryable: true,
-          });
-        }
+        const { statusCode: status } = res;
+        if (!verdict.ok)
+          throw new ApiError(ctx.scrub(`${endpoint}: ${verdict.problem}`), { status, retryable: true });
         const durationMs = performance.now() - started;
-        observe(ctx, searchParams, { endpoint, outcome: "ok", status: res.statusCode, durationMs, attempt });
+        observe(ctx, searchParams, { endpoint, outcome: "ok", status, durationMs, attempt });
         return verdict.page;
       },
       {

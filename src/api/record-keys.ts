@@ -9,15 +9,10 @@
 /** Longest string kept: keys, ids and times are far shorter. */
 const KEEP = 1024;
 
-interface Frame {
-  array: boolean;
-  /** The key this container sits under in its parent object; null in an array or at the root. */
-  key: string | null;
-}
-
 export class RecordKeys {
   readonly found: { _id?: string; createdAt?: string } = {};
-  #stack: Frame[] = [];
+  /** Open containers, and the key each sits under in its parent object (null in an array or at the root). */
+  #stack: Array<{ array: boolean; key: string | null }> = [];
   #inString = false;
   #escaped = false;
   #text = "";
@@ -84,17 +79,15 @@ export class RecordKeys {
       this.#inString = true;
       this.#text = "";
     } else if (c === 0x3a) this.#afterColon = true;
-    else if (c === 0x2c) {
-      this.#afterColon = false;
-      this.#key = null;
-    } else if (c === 0x7b || c === 0x5b) {
-      const top = this.#stack.at(-1);
-      this.#stack.push({ array: c === 0x5b, key: top && !top.array ? this.#key : null });
-      this.#afterColon = false;
-      this.#key = null;
-    } else if (c === 0x7d || c === 0x5d) {
-      if (this.#atRecord()) this.#done = true;
-      this.#stack.pop();
+    else if (c === 0x2c || c === 0x7b || c === 0x5b || c === 0x7d || c === 0x5d) {
+      if (c === 0x7b || c === 0x5b) {
+        const top = this.#stack.at(-1);
+        this.#stack.push({ array: c === 0x5b, key: top && !top.array ? this.#key : null });
+      } else if (c !== 0x2c) {
+        if (this.#atRecord()) this.#done = true;
+        this.#stack.pop();
+      }
+      // A comma or a bracket ends the key and value in progress.
       this.#afterColon = false;
       this.#key = null;
     }

@@ -59,14 +59,10 @@ export function readJson(body: string, contentType: string | undefined): JsonRea
     // The parser's own message quotes the body, so it is not passed on.
     const looksForeign =
       body.trimStart().startsWith("<") || (mediaType !== undefined && !mediaType.includes("json"));
-    if (looksForeign) {
+    if (looksForeign)
       return { ok: false, kind: "foreign", problem: `expected JSON, got ${mediaType ?? "HTML"}` };
-    }
-    return {
-      ok: false,
-      kind: "invalid",
-      problem: `body is not valid JSON (cut off or corrupt, ${body.length} chars)`,
-    };
+    const problem = `body is not valid JSON (cut off or corrupt, ${body.length} chars)`;
+    return { ok: false, kind: "invalid", problem };
   }
 }
 
@@ -110,25 +106,15 @@ export function checkRecord<T extends { _id: string; createdAt: string }>(
   const time = readSourceTime(field(raw, "createdAt"));
   const badId =
     typeof raw !== "object" || raw === null || Array.isArray(raw) ? "is not an object" : whyNotId(id);
-  if (badId !== null)
-    return {
-      ok: false,
-      id: typeof id === "string" && id !== "" ? id : null,
-      createdAt: time?.createdAt ?? null,
-      reason: badId,
-      raw,
-    };
+  if (badId !== null) {
+    const key = typeof id === "string" && id !== "" ? id : null;
+    return { ok: false, id: key, createdAt: time?.createdAt ?? null, reason: badId, raw };
+  }
   const record = readTyped(schema, raw, problems);
   if (time === null) {
     problems.unshift(`createdAt ${whyNotSourceTime(field(raw, "createdAt"))}`);
-    return {
-      ok: false,
-      id: id as string,
-      createdAt: null,
-      reason: problemText(problems),
-      raw,
-      booking: record,
-    };
+    const reason = problemText(problems);
+    return { ok: false, id: id as string, createdAt: null, reason, raw, booking: record };
   }
   return { ok: true, id: id as string, createdAt: time.createdAt, at: time.instant, record, raw, problems };
 }

@@ -42,8 +42,7 @@ export function parseRetryAfter(value: string | undefined, nowMs: number): numbe
   if (!text) return undefined;
   if (/^\d+$/.test(text)) return Number(text) * 1000;
   const at = Date.parse(text);
-  if (Number.isNaN(at)) return undefined;
-  return Math.max(0, at - nowMs);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - nowMs);
 }
 
 /** The wait before retry number `retry` (1-based): max(backoff, capped Retry-After), in ms. */

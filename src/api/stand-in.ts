@@ -5,7 +5,6 @@
  * `OversizedRecord` (bounds.ts), which the record checks turn into a booking with a marker when its
  * own `_id` shows at its top level anywhere in the body (record-keys.ts).
  */
-
 import { StringDecoder } from "node:string_decoder";
 import type { Got } from "got";
 import { ApiError } from "../errors.js";
@@ -195,17 +194,19 @@ export function standIn(ends: BodyEnds, endpoint: Endpoint): OversizedRecord {
   return new OversizedRecord(record.slice(0, 1000), ends.bytes, ends.own);
 }
 
+/** The last capture of `pattern` in the envelope after the record, when the body was read to its end. */
+function envelopeField(ends: BodyEnds, pattern: RegExp): string | undefined {
+  return ends.ended ? [...ends.tail.matchAll(pattern)].at(-1)?.[1] : undefined;
+}
+
 /** The envelope's `hasMore`, when the body was read to its end; a page cut short claims more. */
-export function hasMoreOf(ends: BodyEnds): boolean {
-  if (!ends.ended) return true;
-  const all = [...ends.tail.matchAll(/"hasMore"\s*:\s*(true|false)/g)];
-  return all.at(-1)?.[1] !== "false";
+function hasMoreOf(ends: BodyEnds): boolean {
+  return envelopeField(ends, /"hasMore"\s*:\s*(true|false)/g) !== "false";
 }
 
 /** The envelope's `pagination`, when the body was read to its end and shows it; else undefined. */
-export function paginationOf(ends: BodyEnds): unknown {
-  if (!ends.ended) return undefined;
-  const text = [...ends.tail.matchAll(/"pagination"\s*:\s*(\{[^{}]*\})/g)].at(-1)?.[1];
+function paginationOf(ends: BodyEnds): unknown {
+  const text = envelopeField(ends, /"pagination"\s*:\s*(\{[^{}]*\})/g);
   if (text === undefined) return undefined;
   try {
     return JSON.parse(text);

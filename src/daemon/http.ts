@@ -134,20 +134,14 @@ function buildRoutes(options: HttpServerOptions): Map<string, Map<string, Handle
   const guard = triggerGuard(options.host, options.triggerToken);
   const sync: Handler = (req, res) => {
     req.resume(); // the body carries nothing we read; drain it so keep-alive works
-    if (guard === "refused") {
-      sendJson(res, 403, { error: triggerRefusal(options.host) });
-      return;
-    }
-    if (guard === "token" && !bearerMatches(req.headers.authorization, options.triggerToken ?? "")) {
+    if (guard === "refused") sendJson(res, 403, { error: triggerRefusal(options.host) });
+    else if (guard === "token" && !bearerMatches(req.headers.authorization, options.triggerToken ?? ""))
       sendJson(res, 401, { error: "missing or wrong bearer token" }, { "www-authenticate": "Bearer" });
-      return;
+    else {
+      const result = options.trigger();
+      if (result.accepted) sendJson(res, 202, result);
+      else sendJson(res, 503, { accepted: false, error: "shutting down" });
     }
-    const result = options.trigger();
-    if (!result.accepted) {
-      sendJson(res, 503, { accepted: false, error: "shutting down" });
-      return;
-    }
-    sendJson(res, 202, result);
   };
   const get = (h: Handler) => new Map(["GET", "HEAD"].map((method) => [method, h]));
   const routes = new Map([

@@ -43,13 +43,11 @@ export type RunOutcome =
   /** The daemon is stopping; nothing ran. */
   | { kind: "stopping" };
 
-type HeldLease = Extract<WriterLease, { acquired: true }>;
-
 /** Creates the runner; it takes the writer lease on its first run. */
 export function createRunner(options: RunnerOptions) {
   const { app, health, metrics } = options;
   const { logger, clock } = app;
-  let lease: HeldLease | undefined;
+  let lease: Extract<WriterLease, { acquired: true }> | undefined;
   let waitingFor: string | undefined;
   let current: AbortController | undefined;
   let stopping = false;
@@ -100,23 +98,16 @@ export function createRunner(options: RunnerOptions) {
   const noteAuth = (error: unknown): void => {
     // Another source than the mirror's: no later tick can fix it, and none may write.
     const refused = findCause(error, SourceMismatchError);
-    if (refused) {
-      options.onFatal(refused);
-      return;
-    }
     const status = findCause(error, ApiError)?.status;
-    if (status !== 401 && status !== 403) {
-      authRejects = 0;
-      return;
-    }
-    authRejects++;
-    if (authRejects < options.maxAuthRejects) return;
-    options.onFatal(
-      new Error(
-        `the partner API rejected the token on ${authRejects} consecutive runs (${errorText(error)}); ` +
-          "check BOOKING_API_TOKEN or BOOKING_API_TOKEN_FILE",
-      ),
-    );
+    if (refused) options.onFatal(refused);
+    else if (status !== 401 && status !== 403) authRejects = 0;
+    else if (++authRejects >= options.maxAuthRejects)
+      options.onFatal(
+        new Error(
+          `the partner API rejected the token on ${authRejects} consecutive runs (${errorText(error)}); ` +
+            "check BOOKING_API_TOKEN or BOOKING_API_TOKEN_FILE",
+        ),
+      );
   };
 
   const recordSync = (report: SyncReport): RunOutcome => {

@@ -68,7 +68,7 @@ export function assertCron(name: string, expression: string): void {
 
 /** Creates a scheduler; nothing runs until `start()`. Throws ConfigError on a bad cron expression. */
 export function createScheduler(options: SchedulerOptions) {
-  const { runOnce, logger, onSkip } = options;
+  const { logger, onSkip } = options;
   assertCron("schedule", options.schedule);
   if (options.reconcileSchedule !== undefined) assertCron("reconcile schedule", options.reconcileSchedule);
   const ticker = options.ticker ?? cronTicker(logger);
@@ -90,7 +90,7 @@ export function createScheduler(options: SchedulerOptions) {
   const launch = (reason: RunReason): void => {
     const id = ++seq;
     emit("run:start", { reason, seq: id });
-    inFlight = execute(runOnce, logger, reason, id).then((end) => {
+    inFlight = execute(options, reason, id).then((end) => {
       inFlight = null;
       emit("run:end", end);
       drainQueue();
@@ -162,12 +162,7 @@ export function createScheduler(options: SchedulerOptions) {
 }
 
 /** One run: never rejects; a failure is logged with its cause and reported in the result. */
-async function execute(
-  runOnce: SchedulerOptions["runOnce"],
-  logger: Logger,
-  reason: RunReason,
-  seq: number,
-): Promise<RunEnd> {
+async function execute({ runOnce, logger }: SchedulerOptions, reason: RunReason, seq: number) {
   const t0 = performance.now();
   try {
     const result = await runOnce(reason);
@@ -223,9 +218,8 @@ export function schedulePeriodSeconds(expression: string, count = 25): number {
   const task = createTask(expression, () => undefined);
   try {
     const runs = task.getNextRuns(count).map((d) => d.getTime());
-    let longest = 0;
-    for (let i = 1; i < runs.length; i++) longest = Math.max(longest, (runs[i] ?? 0) - (runs[i - 1] ?? 0));
-    return Math.round(longest / 1000);
+    const gaps = runs.slice(1).map((at, i) => at - (runs[i] ?? at));
+    return Math.round(Math.max(0, ...gaps) / 1000);
   } finally {
     void task.destroy();
   }

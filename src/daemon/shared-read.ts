@@ -42,14 +42,11 @@ export function sharedRead<T>(read: () => Promise<T>, options: SharedReadOptions
       });
     inFlight = run;
     // Whoever waited gets the failure; a read nobody waits for any more must not be unhandled.
-    void run.then(
-      () => forget(run),
-      () => forget(run),
-    );
+    const forget = () => {
+      if (inFlight === run) inFlight = undefined;
+    };
+    void run.then(forget, forget);
     return run;
-  };
-  const forget = (run: Promise<T>): void => {
-    if (inFlight === run) inFlight = undefined;
   };
   return () => {
     if (fresh && options.clock.now().getTime() - fresh.at < options.reuseMs)

@@ -41,27 +41,23 @@ export function installShutdown(options: ShutdownOptions) {
     proc.exit(code);
   };
 
-  const graceful = (signal: ShutdownSignal): void => {
+  const graceful = async (signal: ShutdownSignal): Promise<void> => {
     logger.info({ signal, timeoutMs }, "shutting down; a second signal exits at once");
     // Left referenced on purpose: it makes a hung stop exit 1 instead of drifting out with code 0.
     const deadline = setTimeout(() => {
       logger.error({ signal, timeoutMs }, "shutdown did not finish before the deadline; exiting");
       exit(1);
     }, timeoutMs);
-    Promise.resolve()
-      .then(() => onShutdown(signal))
-      .then(
-        () => {
-          clearTimeout(deadline);
-          logger.info({}, "shutdown complete");
-          exit(0);
-        },
-        (err: unknown) => {
-          clearTimeout(deadline);
-          logger.error({ error: errorText(err) }, "shutdown failed");
-          exit(1);
-        },
-      );
+    let code = 0;
+    try {
+      await onShutdown(signal);
+      logger.info({}, "shutdown complete");
+    } catch (err) {
+      logger.error({ error: errorText(err) }, "shutdown failed");
+      code = 1;
+    }
+    clearTimeout(deadline);
+    exit(code);
   };
 
   const handlers = new Map<ShutdownSignal, () => void>();
@@ -69,7 +65,7 @@ export function installShutdown(options: ShutdownOptions) {
     const handler = () => {
       if (!started) {
         started = true;
-        graceful(signal);
+        void graceful(signal);
         return;
       }
       logger.warn({ signal }, "second signal; exiting at once");

@@ -99,9 +99,7 @@ function ago(seconds: number | null): string {
 }
 
 function figures(s: Status): Markup {
-  const last = s.lastSuccess;
-  const drift = s.drift;
-  const withheld = s.reconcileWithheld;
+  const { lastSuccess: last, drift, reconcileWithheld: withheld } = s;
   const source = knownSource(s.source);
   return html`<section aria-label="Figures"><dl class="figures">
 ${withheld ? card("Missing marks withheld", html`<span data-figure="reconcile-withheld" class="bad">${count.format(withheld.count)}</span>`, html`${withheldLine(withheld)}`) : null}

@@ -33,11 +33,8 @@ export function withheldView(store: Pick<SyncStore, "readProgress">, logger: Log
     annotate(status: HealthStatus): HealthStatus & { reconcileWithheld: WithheldMarks | null } {
       if (current === null) return { ...status, reconcileWithheld: null };
       const decide = "a person decides: `booking-sync reconcile --apply-missing`";
-      return {
-        ...status,
-        reason: `${status.reason}; ${withheldText(current)}, ${decide}`,
-        reconcileWithheld: current,
-      };
+      const reason = `${status.reason}; ${withheldText(current)}, ${decide}`;
+      return { ...status, reason, reconcileWithheld: current };
     },
   };
 }
