@@ -87,7 +87,14 @@ describe("data dictionary", () => {
   it("marks internal only what an analyst should not query, and describes every column", () => {
     const all = { ...DICTIONARY.views, ...DICTIONARY.tables };
     const internal = Object.keys(all).filter((name) => all[name]?.internal);
-    expect(internal.sort()).toEqual(["__drizzle_migrations", "leases", "sqlite_sequence", "sync_state"]);
+    expect(internal.sort()).toEqual([
+      "__drizzle_migrations",
+      "event_delivery",
+      "event_replays",
+      "leases",
+      "sqlite_sequence",
+      "sync_state",
+    ]);
     for (const [name, entry] of Object.entries(all)) {
       expect(entry.description, name).not.toBe("");
       for (const [column, { meaning, source }] of Object.entries(entry.columns))

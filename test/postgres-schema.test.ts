@@ -199,7 +199,7 @@ describe.skipIf(!postgresAvailable())("PostgreSQL schema beside SQLite's", () =>
         })),
       ]),
     );
-    expect(Object.keys(want)).toHaveLength(9);
+    expect(Object.keys(want)).toHaveLength(12);
     expect(await pgColumns("BASE TABLE")).toEqual(want);
   });
 
@@ -249,7 +249,7 @@ describe.skipIf(!postgresAvailable())("PostgreSQL schema beside SQLite's", () =>
        WHERE c.contype = 'f' AND c.connamespace = 'public'::regnamespace`,
     );
     const order = (rows: Record<string, unknown>[]) => rows.map((r) => JSON.stringify(r)).sort();
-    expect(keys).toHaveLength(5);
+    expect(keys).toHaveLength(6);
     expect(order(pgKeys)).toEqual(order(keys));
   });
 

@@ -64,7 +64,12 @@ export function batching(rule: BatchRule, clock: TimerClock, due: () => unknown)
 }
 
 /** SQLite's batch: synchronous, and a page that fails is undone alone by its savepoint. */
-export function batch(db: Database.Database, rule = DEFAULT_BATCH, clock: TimerClock = systemClock) {
+export function batch(
+  db: Database.Database,
+  rule = DEFAULT_BATCH,
+  clock: TimerClock = systemClock,
+  onCommit?: () => void,
+) {
   const rules = batching(rule, clock, () => commit());
   const loss = (err: unknown) => {
     const lost = rules.lose(err);
@@ -84,6 +89,7 @@ export function batch(db: Database.Database, rule = DEFAULT_BATCH, clock: TimerC
     } catch (err) {
       throw loss(err);
     }
+    if (had > 0) onCommit?.();
   };
   return {
     commit,

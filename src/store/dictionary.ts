@@ -5,6 +5,7 @@
  */
 
 import type { RelationEntry } from "./dictionary-entry.js";
+import { EVENT_TABLES } from "./dictionary-events.js";
 import { OPERATIONAL_TABLES } from "./dictionary-operations.js";
 import { BOOKING_TABLES } from "./dictionary-tables.js";
 import { VIEWS } from "./dictionary-views.js";
@@ -20,5 +21,5 @@ export interface Dictionary {
 
 export const DICTIONARY: Dictionary = {
   views: VIEWS,
-  tables: { ...BOOKING_TABLES, ...OPERATIONAL_TABLES },
+  tables: { ...BOOKING_TABLES, ...OPERATIONAL_TABLES, ...EVENT_TABLES },
 };

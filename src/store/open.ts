@@ -10,6 +10,7 @@ import { wrapError } from "../errors.js";
 import type { Logger, TimerClock } from "../sync/ports.js";
 import { checkWritable } from "./access.js";
 import { type BatchRule, batch } from "./batch.js";
+import { eventStore, type WriteRows } from "./event-store.js";
 import { createDatabaseFile, DEFAULT_DB_MODE } from "./file-modes.js";
 import { takeSqliteLease } from "./lease.js";
 import { SQLITE } from "./mirror/dialect.js";
@@ -38,6 +39,10 @@ export interface OpenOptions {
   mode?: number | undefined;
   /** Hashes or drops personal fields before storing (`personalDataPolicy`); default none (keep). */
   personalData?: PersonalData | undefined;
+  /** Whether pages record booking events (`booking_events`); default true. */
+  events?: boolean | undefined;
+  /** Called after each commit of saved pages: the events stream has news. */
+  onCommit?: (() => void) | undefined;
 }
 
 /** Opens (creating if missing) and migrates the mirror at `path`; errors name the path. */
@@ -120,7 +125,8 @@ function assemble(
   keeper: Database.Database | undefined,
   o: OpenOptions,
 ): Store {
-  const pages = batch(db, o.batch, o.clock);
+  const pages = batch(db, o.batch, o.clock, o.onCommit);
+  const recordEvents = o.events ?? true;
   /** The run being recorded, for `booking_changes`. */
   let currentRun: number | null = null;
   // Each statement is prepared at its first use: a read-only connection never prepares a write.
@@ -136,7 +142,14 @@ function assemble(
    */
   const afterPages = (write: Ask<unknown>) => {
     pages.flush();
-    return ask(write);
+    return statements.ask(write, recordEvents);
+  };
+  /** Commits the saved pages first (a loss is the run's to report), then writes alone. */
+  const writeOutsidePages: WriteRows = (sql, params) => {
+    try {
+      pages.commit();
+    } catch {}
+    return statements.all({ sql, params });
   };
   const store: Store = {
     backend: "sqlite",
@@ -158,7 +171,14 @@ function assemble(
       }
     },
     flush: () => pages.flush(),
-    save: (page) => pages.page(() => writeSqlitePage(statements, page, currentRun, o.personalData)),
+    save: (page) =>
+      pages.page(() =>
+        writeSqlitePage(statements, page, {
+          runId: currentRun,
+          events: recordEvents,
+          personal: o.personalData,
+        }),
+      ),
     ...(answering(SQL.reads, ask) as AtOnce<Either<typeof SQL.reads>>),
     ...(answering(SQL.afterPages, afterPages) as AtOnce<Either<typeof SQL.afterPages>>),
     readProgress: <T>(stream: string) => ask(SQL.readProgress<T>(stream)),
@@ -177,6 +197,7 @@ function assemble(
       currentRun = null;
     },
     ...statusReads(snapshot, pageSnapshot),
+    events: eventStore(snapshot, writeOutsidePages, SQLITE),
     takeWriterLease: (o) => takeSqliteLease(store, o),
   };
   return store;

@@ -3,6 +3,7 @@
  * `openStore` gives it (`Store`), whose answers come at once and which tests and tools read with SQL.
  */
 import type Database from "better-sqlite3";
+import type { EventStore } from "../events/ports.js";
 import type { Awaitable, SyncStore } from "../sync/ports.js";
 import type { Either, statusReads, storeSql } from "./store-reads.js";
 import type { WriterLease, WriterLeaseOptions } from "./writer-lease.js";
@@ -20,6 +21,8 @@ export interface Mirror
   readonly location: string;
   /** Tries once to become the mirror's only writer. */
   takeWriterLease(options: WriterLeaseOptions): Awaitable<WriterLease>;
+  /** The booking events stream: the outbox its pages write, and the webhook sink's state. */
+  readonly events: EventStore;
   /** Commits what was saved and closes the connections; the mirror is unusable afterwards. */
   close(): Awaitable<void>;
 }

@@ -243,5 +243,44 @@ function describeTables<T extends B, I extends B, W extends B, R extends B, F ex
         d.index("booking_changes_field_idx").on(t.field, t.observedAt),
       ],
     ),
+    /** The events stream's outbox: each booking created, changed, marked missing or back, in id order. */
+    bookingEvents: spec(
+      "booking_events",
+      {
+        id: d.id("id"),
+        type: d.text("type").notNull(),
+        bookingId: d.text("booking_id").notNull(),
+        at: d.text("at").notNull(),
+        runId: run(),
+        data: d.text("data").notNull(),
+      },
+      (t) => [d.index("booking_events_at_idx").on(t.at)],
+    ),
+    /** Where the webhook sink has got to in the events stream, and the message it is sending. */
+    eventDelivery: spec("event_delivery", {
+      name: d.text("name").primaryKey(),
+      endpoint: d.text("endpoint"),
+      cursor: counter("cursor"),
+      messageId: d.text("message_id"),
+      messageFirst: d.integer("message_first"),
+      messageLast: d.integer("message_last"),
+      messageReplay: d.integer("message_replay"),
+      attempts: counter("attempts"),
+      nextAttemptAt: d.text("next_attempt_at"),
+      lastError: d.text("last_error"),
+      lastErrorAt: d.text("last_error_at"),
+      lastDeliveredAt: d.text("last_delivered_at"),
+      dropped: counter("dropped"),
+      droppedAt: d.text("dropped_at"),
+    }),
+    /** Ranges of events `booking-sync events replay` asked the webhook sink to send again. */
+    eventReplays: spec("event_replays", {
+      id: d.id("id"),
+      fromId: d.integer("from_id").notNull(),
+      toId: d.integer("to_id").notNull(),
+      nextId: d.integer("next_id").notNull(),
+      requestedAt: d.text("requested_at").notNull(),
+      finishedAt: d.text("finished_at"),
+    }),
   };
 }

@@ -5,11 +5,22 @@
  * here as data: what it writes besides its columns, what a NULL keeps, how a served row is touched.
  */
 import type { UpsertCounts } from "../../sync/ports.js";
+import type { PersonalData } from "../personal-data.js";
 import { ITEM_COLUMNS, KEPT_IF_NULL, PACKAGE_COLUMNS, type Param } from "../rows.js";
 import type { Dialect } from "./dialect.js";
 import type { DetailRow, DetailRows, FeedRows, PageRows } from "./page-rows.js";
 import { FEED, ID, LIST, planPage, type Stored, TYPE, type View } from "./plan.js";
 import { type Statement, Statements } from "./statements.js";
+
+/** How a writer writes its pages: for which run, and whether it records booking events. */
+export interface Writing {
+  /** The run being recorded, for `booking_changes` and the events; null when none. */
+  runId: number | null;
+  /** Whether the page's events go to `booking_events` (`EVENTS_RETENTION_DAYS` > 0). */
+  events: boolean;
+  /** Hashes or drops personal fields before storing; none keeps them. */
+  personal?: PersonalData | undefined;
+}
 
 /** A `bookings` row as the stored read returns it. */
 export type StoredRow = Stored & { id: string };
@@ -105,7 +116,8 @@ export function pageSql(d: Dialect) {
     },
 
     /** Plans the page against its `stored` rows; the statements that write it, and its counts. */
-    writes(page: PageRows, stored: readonly StoredRow[], runId: number | null): [Statement[], UpsertCounts] {
+    writes(page: PageRows, stored: readonly StoredRow[], o: Writing): [Statement[], UpsertCounts] {
+      const { runId } = o;
       const [view, sql] = viewOf(page);
       const values = valuesOf(page);
       const byId = new Map(stored.map((r) => [r.id, r]));
@@ -119,6 +131,7 @@ export function pageSql(d: Dialect) {
         out.push({ sql: touch, params: sql.touchValues(page, d.list(plan.touched)) });
       }
       out.push(...s.changes(plan.changes, runId));
+      if (o.events) out.push(...s.events(plan.events, runId));
       const rejectsRun = page.source === "list" ? page.listedBy : null;
       out.push(...s.rejects(page.rejects, page.source, rejectsRun, page.syncedAt));
       if (page.progress) out.push(s.progress(page.progress, page.syncedAt));

@@ -8,6 +8,7 @@
 import type { UpsertCounts } from "../../sync/ports.js";
 import { changedColumns, countOfUpdate, trackedIn } from "../changes.js";
 import { DETAIL_COLUMNS, type Param, SUMMARY_COLUMNS, sameRecordJson } from "../rows.js";
+import { type EventRow, type EventType, eventRow, summaryOf } from "./events.js";
 
 /** What the mirror holds of a booking, as a page's plan needs it (tracked columns by name). */
 export interface Stored extends Record<string, unknown> {
@@ -91,6 +92,7 @@ export function planPage<R>(
   const writes = new Map<string, R>();
   const touched = new Set<string>();
   const changes: Change[] = [];
+  const events: EventRow[] = [];
   const counts: UpsertCounts = { inserted: 0, updated: 0, unchanged: 0, rejected: 0 };
   const jsonAt = FIRST + view.columns.length;
   for (const row of rows) {
@@ -99,6 +101,11 @@ export function planPage<R>(
     const type = (values[TYPE] ?? null) as string | null;
     const json = values[jsonAt] as string;
     const before = known.get(id);
+    const event = (kind: EventType, changed?: Array<[string, string | null, string | null]>) => {
+      const booking = summaryOf(type ?? before?.bookingType, (_, i) => values[FIRST + i]);
+      events.push(eventRow(kind, id, at, booking, changed));
+    };
+    if (before?.missingSince) event("booking.back");
     if (before && (stale(view, before, values) || sameRecordJson(before.json, json))) {
       counts.unchanged++;
       if (view.touches(before, type)) touched.add(id);
@@ -108,6 +115,8 @@ export function planPage<R>(
     const clean = values[jsonAt + 1] === null;
     const changed = before ? changedColumns(view.tracked, before, values, FIRST, clean) : [];
     for (const [field, old, now] of changed) changes.push([id, field, old, now, at]);
+    if (!before) event("booking.created");
+    else if (changed.length > 0) event("booking.changed", changed);
     counts[before ? view.countOf(before, changed.length) : "inserted"]++;
     writes.set(id, row);
     const after: Stored = { remote_updated_at: null, ...before, json, missingSince: null, bookingType: type };
@@ -123,6 +132,8 @@ export function planPage<R>(
     /** Ids stored, served unchanged (or stale) and not written: marks to refresh. */
     touched: [...touched].filter((id) => !writes.has(id)),
     changes,
+    /** The events stream's rows, from the same comparison as `changes`. */
+    events,
     /** How the page counts; `rejected` is left 0 for the caller. */
     counts,
   };

@@ -5,6 +5,7 @@
 import { createHash } from "node:crypto";
 import type { Progress, Reject } from "../../sync/ports.js";
 import type { Dialect } from "./dialect.js";
+import type { EventRow } from "./events.js";
 import type { Change } from "./plan.js";
 
 /** One statement with its `?` placeholders already in the dialect's form. */
@@ -68,6 +69,13 @@ export class Statements {
     const head = "INSERT INTO booking_changes (booking_id, field, old_value, new_value, observed_at, run_id)";
     const row = "(?, ?, ?, ?, ?, (SELECT id FROM sync_runs WHERE id = ?))";
     return this.inserts("changes", head, changes, { row, suffix: [runId] });
+  }
+
+  /** Appends `events` to the events stream, seen by run `runId` (as `changes`). */
+  events(events: readonly EventRow[], runId: number | null): Statement[] {
+    const head = "INSERT INTO booking_events (type, booking_id, at, data, run_id)";
+    const row = "(?, ?, ?, ?, (SELECT id FROM sync_runs WHERE id = ?))";
+    return this.inserts("events", head, events, { row, suffix: [runId] });
   }
 
   /** Quarantines rejects; one already stored (same raw JSON) is left as it is. */

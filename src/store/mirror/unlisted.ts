@@ -3,13 +3,20 @@
  * serve get `missing_since`. Never a delete; a list page that serves the booking again clears it.
  */
 import type { UnlistedScope } from "../../sync/ports.js";
+import { SUMMARY_COLUMNS } from "../rows.js";
 import type { Dialect } from "./dialect.js";
-import type { Statement } from "./statements.js";
+import { eventRow, summaryOf } from "./events.js";
+import { type Statement, Statements } from "./statements.js";
 
 /** A statement and how its rows make the answer. */
 export interface Ask<T> {
   statement: Statement;
   answer(rows: Array<Record<string, unknown>>): T;
+  /**
+   * The booking events its rows make, to write in the same transaction when the store records
+   * events (reconcile's marks: one `booking.missing` a booking marked).
+   */
+  events?: (rows: Array<Record<string, unknown>>) => Statement[];
 }
 
 /** The `Ask` of `sql` bound to `params`, its rows made the answer by `answer`. */
@@ -35,7 +42,9 @@ function scope(s: UnlistedScope): unknown[] {
 
 /** The reconcile statements in dialect `d`. */
 export function unlistedSql(d: Dialect) {
-  const mark = d.marks(`UPDATE bookings SET missing_since = ? WHERE ${UNLISTED} RETURNING 1`);
+  const mark = d.marks(`UPDATE bookings SET missing_since = ? WHERE ${UNLISTED}
+    RETURNING id, booking_type, ${SUMMARY_COLUMNS.join(", ")}`);
+  const statements = new Statements(d);
   const times = d.marks(
     `SELECT DISTINCT created_at AS at FROM bookings WHERE ${UNLISTED} ORDER BY created_at DESC LIMIT ?`,
   );
@@ -45,7 +54,24 @@ export function unlistedSql(d: Dialect) {
     FROM bookings WHERE ${JUDGED}`);
   return {
     /** Marks what a finished pass did not list; answers how many were newly marked. */
-    markUnlisted: (s: UnlistedScope) => asking(mark, [s.at, ...scope(s)], (rows) => rows.length),
+    markUnlisted: (s: UnlistedScope): Ask<number> => ({
+      ...asking(mark, [s.at, ...scope(s)], (rows) => rows.length),
+      events: (rows) => {
+        // In id order: the order an UPDATE returns its rows is the database's to choose.
+        const ids = rows.map((r) => String(r.id)).sort();
+        const byId = new Map(rows.map((r) => [String(r.id), r]));
+        const events = ids.map((id) => {
+          const r = byId.get(id) as Record<string, unknown>;
+          return eventRow(
+            "booking.missing",
+            id,
+            s.at,
+            summaryOf(r.booking_type, (column) => r[column]),
+          );
+        });
+        return statements.events(events, s.runId);
+      },
+    }),
     /** The distinct createdAt `markUnlisted` would mark, newest first, at most `limit`. */
     unlistedTimes: (s: UnlistedScope, limit: number) =>
       asking(times, [...scope(s), limit], (rows) => rows.map((r) => r.at as string)),

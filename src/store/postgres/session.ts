@@ -17,6 +17,7 @@ export function openSession(
   rule: BatchRule,
   onBroken: (err: Error) => void,
   clock: TimerClock = systemClock,
+  onCommit?: () => void,
 ) {
   const query = queryOn(client);
   const rules = batching(rule, clock, () => turn(commit));
@@ -69,6 +70,7 @@ export function openSession(
     }
     // An aborted transaction answers COMMIT with ROLLBACK, and no error.
     if (done !== "COMMIT") throw await loss(new Error(`COMMIT answered ${done}`));
+    onCommit?.();
   };
 
   /** Commits the saved pages, then runs `task` outside the batch (each statement commits); refused after a loss. */

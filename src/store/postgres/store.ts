@@ -5,6 +5,7 @@
 import type { Pool } from "pg";
 import { ConfigError, wrapError } from "../../errors.js";
 import { DEFAULT_BATCH } from "../batch.js";
+import { eventStore } from "../event-store.js";
 import { POSTGRES } from "../mirror/dialect.js";
 import { askPostgres, writePostgresPage } from "../mirror/execute.js";
 import type { Ask } from "../mirror/unlisted.js";
@@ -70,6 +71,7 @@ async function connect(pool: Pool, options: PostgresOptions): Promise<Session> {
     options.batch ?? DEFAULT_BATCH,
     (err) => options.logger?.warn({ err }, "the writer's PostgreSQL connection was lost"),
     options.clock,
+    options.onCommit,
   );
 }
 
@@ -80,14 +82,19 @@ function assemble(pool: Pool, location: string, first: Session, options: Postgre
   let session = first;
   /** The run being recorded, for `booking_changes`. */
   let currentRun: number | null = null;
+  const recordEvents = options.events ?? true;
+  const snapshot = postgresSnapshot(pool, location);
   const turn = <T>(read: Ask<T>) => session.turn((q) => askPostgres(q, read));
-  const afterPages = <T>(write: Ask<T>) => session.afterPages((q) => askPostgres(q, write));
+  const afterPages = <T>(write: Ask<T>) => session.afterPages((q) => askPostgres(q, write, recordEvents));
   const { personalData } = options;
   return {
     backend: "postgres",
     location,
     pool,
-    save: (page) => session.page((q) => writePostgresPage(q, page, currentRun, personalData)),
+    save: (page) =>
+      session.page((q) =>
+        writePostgresPage(q, page, { runId: currentRun, events: recordEvents, personal: personalData }),
+      ),
     flush: () => session.flush(),
     ...answering(SQL.reads, turn),
     ...answering(SQL.afterPages, afterPages),
@@ -110,7 +117,8 @@ function assemble(pool: Pool, location: string, first: Session, options: Postgre
       }
       return takePostgresLease(session, o);
     },
-    ...statusReads(postgresSnapshot(pool, location)),
+    ...statusReads(snapshot),
+    events: eventStore(snapshot, (sql, params) => session.besidePages((q) => q(sql, params)), POSTGRES),
     async close() {
       await session.close();
       await pool.end();
