@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs";
 import { isDeepStrictEqual } from "node:util";
 import type { z } from "zod";
 import { ConfigError, readOrRefuse } from "../errors.js";
+import { checkEventSettings } from "./event-settings.js";
 import type { Setting } from "./setting.js";
 import { type PERSONAL_DATA_MODES, SETTINGS, type SettingRow } from "./settings.js";
 import { apiUrlProblem, maskUserinfo, postgresUrl } from "./transport.js";
@@ -48,9 +49,10 @@ export function loadConfig({
   const out: Record<string, unknown> = {};
   for (const setting of SETTINGS)
     out[setting.key] = only?.includes(setting.key) === false ? setting.default : resolve(setting, flags, env);
-  for (const key of ["apiToken", "triggerToken", "personalDataKey"])
+  for (const key of ["apiToken", "triggerToken", "personalDataKey", "eventsToken", "eventsWebhookSecret"])
     out[key] = resolveToken(key, `${key}File`, out[key], out[`${key}File`], readFile);
   checkPersonalData(out, nameOf("personalData", flags));
+  checkEventSettings(out);
   // `--db` wins over BOOKING_DB_URL, as every flag over the environment.
   const named = flags.db !== undefined ? (out.dbPath as string) : ((out.dbUrl as string) ?? out.dbPath);
   out.database = database(named as string, out.dbPasswordFile, readFile);

@@ -1,6 +1,9 @@
 /** The settings of the booking events stream (pull and push): rows of the one table in settings.ts. */
 import { z } from "zod";
+import { ConfigError } from "../errors.js";
 import { MAX_BATCH } from "../events/message.js";
+import { webhookUrlProblem } from "../events/post.js";
+import { parseSecrets } from "../events/sign.js";
 import type { Setting } from "./setting.js";
 import { bool, int } from "./values.js";
 
@@ -77,3 +80,24 @@ export const EVENT_SETTINGS = [
     help: "most events one webhook message carries",
   },
 ] as const satisfies readonly Setting[];
+
+/**
+ * A webhook needs a usable secret and a URL the events may go to (https, or loopback, or allowed):
+ * refused at start, not at the first delivery. `out` is the config being built, secrets resolved.
+ */
+export function checkEventSettings(out: Record<string, unknown>): void {
+  const url = out.eventsWebhookUrl as string | undefined;
+  if (url === undefined) return;
+  const secret = out.eventsWebhookSecret as string | undefined;
+  if (secret === undefined) {
+    throw new ConfigError(
+      "EVENTS_WEBHOOK_URL is set but not EVENTS_WEBHOOK_SECRET: webhooks are always signed",
+      {
+        hint: "set EVENTS_WEBHOOK_SECRET (or EVENTS_WEBHOOK_SECRET_FILE) to whsec_ and base64, e.g. whsec_$(openssl rand -base64 32)",
+      },
+    );
+  }
+  parseSecrets(secret);
+  const problem = webhookUrlProblem(url, out.eventsWebhookAllowInsecure === true);
+  if (problem) throw new ConfigError(problem, { hint: "use an https URL, or a receiver on this host" });
+}

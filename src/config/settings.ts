@@ -1,6 +1,7 @@
 /** Every setting in one table: `loadConfig` validates from it and `--help` prints it, so they agree. */
 import { z } from "zod";
 import { DAEMON_SETTINGS } from "./daemon-settings.js";
+import { EVENT_SETTINGS } from "./event-settings.js";
 import type { Setting } from "./setting.js";
 import { bool, choice, exact, httpUrl, int } from "./values.js";
 
@@ -196,6 +197,7 @@ const TABLE = [
     help: "log level",
   },
   ...DAEMON_SETTINGS,
+  ...EVENT_SETTINGS,
 ] as const satisfies readonly Setting[];
 /** The rows as written, each with its own types: `Config` is derived from them. */
 export type SettingRow = (typeof TABLE)[number];
