@@ -6,6 +6,7 @@ import { type Config, requireApi } from "./config/config.js";
 import { apiUrlProblem } from "./config/transport.js";
 import type { Metrics } from "./daemon/metrics.js";
 import { ConfigError } from "./errors.js";
+import { createEventNotifier, type EventWake } from "./events/notifier.js";
 import { createLogger } from "./logger.js";
 import { type Mirror, openMirror, type Store } from "./store/index.js";
 import { personalDataPolicy } from "./store/personal-data.js";
@@ -34,6 +35,8 @@ export interface App<N extends Omit<Needs, "mirror"> = { api: true }> {
   metrics: N extends { metrics: true } ? Metrics : Metrics | undefined;
   clock: TimerClock;
   logger: pino.Logger;
+  /** Woken after each commit of this process's pages: the events stream may have news. */
+  events: EventWake;
   /** Closes the mirror; a second call does nothing. */
   close(): Promise<void>;
 }
@@ -52,6 +55,7 @@ export async function openApp<N extends Omit<Needs, "mirror">>(
   const source = needs.api ? requireApi(config) : undefined;
   const logger = createLogger({ level: config.logLevel });
   if (source) warnAboutSource(source, logger);
+  const events = createEventNotifier();
   const store = await openMirror(
     config.database,
     needs.mirror === "reader"
@@ -61,6 +65,8 @@ export async function openApp<N extends Omit<Needs, "mirror">>(
           clock: systemClock,
           personalData: personalDataPolicy(config.personalData, config.personalDataKey),
           mode: config.dbMode,
+          events: config.eventsRetentionDays > 0,
+          onCommit: events.notify,
         },
   );
   let closing: Promise<void> | undefined;
@@ -87,7 +93,7 @@ export async function openApp<N extends Omit<Needs, "mirror">>(
         // Every command that reads the API goes through here: none writes another source's bookings.
         { store, baseUrl: source.apiBaseUrl, clock: systemClock, logger },
       );
-    return { api, store, metrics, clock: systemClock, logger, close } as App<N>;
+    return { api, store, metrics, clock: systemClock, logger, events: events as EventWake, close } as App<N>;
   } catch (err) {
     await close();
     throw err;

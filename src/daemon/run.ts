@@ -6,6 +6,7 @@ import type { App } from "../app.js";
 import { type Config, syncSettings } from "../config/config.js";
 import { streamName } from "../sync/feed/walk.js";
 import { errorText } from "./error-text.js";
+import { createEventSink } from "./event-sink.js";
 import { createHealth, fillReadiness } from "./health.js";
 import { startHttpServer, triggerGuard, triggerRefusal } from "./http.js";
 import { createRunner } from "./runner.js";
@@ -43,6 +44,7 @@ async function assemble(config: Config, app: DaemonApp, onFatal: (error: Error) 
   const { metrics } = app;
   const readyMaxAgeSeconds = config.readyMaxAgeSeconds ?? 3 * schedulePeriodSeconds(config.schedule);
   const health = createHealth({ readyMaxAgeSeconds });
+  const sink = createEventSink(config, app);
   const runner = createRunner({
     app,
     health,
@@ -54,6 +56,8 @@ async function assemble(config: Config, app: DaemonApp, onFatal: (error: Error) 
     maxAuthRejects: 3,
     onFatal,
     retry: () => scheduler.trigger(),
+    onLease: sink.leased,
+    afterRun: sink.prune,
   });
   const withheld = withheldView(app.store, app.logger);
   await withheld.refresh();
@@ -84,7 +88,7 @@ async function assemble(config: Config, app: DaemonApp, onFatal: (error: Error) 
           clock: app.clock,
           logger: app.logger,
         });
-  return { config, app, health, metrics, runner, scheduler, http };
+  return { config, app, health, metrics, runner, scheduler, http, sink };
 }
 
 /** Wires the stop sequence to signals and to fatal errors, then starts the schedule. */
@@ -144,7 +148,7 @@ function logStart({ config, app, health, http }: Parts): void {
 
 /** The stop sequence: abort the run in flight, wait for it, stop serving, release, close. */
 async function stopAll(parts: Parts, why: string, fatal: Error | undefined): Promise<void> {
-  const { app, runner, scheduler, http } = parts;
+  const { app, runner, scheduler, http, sink } = parts;
   if (fatal) app.logger.error({ why }, `stopping: ${why}`);
   else app.logger.info({ why }, `stopping: ${why}`);
   runner.abort(why);
@@ -152,6 +156,7 @@ async function stopAll(parts: Parts, why: string, fatal: Error | undefined): Pro
     await scheduler.stop();
     await http?.close();
   } finally {
+    await sink.stop();
     await runner
       .releaseLease()
       .catch((err) => app.logger.warn({ err }, "could not release the writer lease"));

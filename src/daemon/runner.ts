@@ -27,6 +27,10 @@ export interface RunnerOptions {
   maxAuthRejects: number;
   /** Called once when the daemon must stop by itself; the error says why. Must not await the run. */
   onFatal: (error: Error) => void;
+  /** Told when the writer lease is taken (true) and lost or given up (false). */
+  onLease?: ((held: boolean) => void) | undefined;
+  /** Runs after each run under the lease, whatever its outcome; must not throw. */
+  afterRun?: (() => Promise<void>) | undefined;
   /** Asks for a run again (the scheduler's `trigger`), every `LEASE_RETRY_MS`, while another worker holds the lease. */
   retry?: (() => void) | undefined;
 }
@@ -76,6 +80,7 @@ export function createRunner(options: RunnerOptions) {
           // Another process took over, or the connection holding the lock was lost: stop writing,
           // and stand by until the lease can be taken again.
           lease = undefined;
+          options.onLease?.(false);
           current?.abort(new Error("lost the writer lease"));
           standBy("lost the writer lease", {});
         },
@@ -92,6 +97,7 @@ export function createRunner(options: RunnerOptions) {
     if (waitingFor !== undefined) logger.info({}, "took the writer lease; syncing");
     lease = taken;
     waitingFor = undefined;
+    options.onLease?.(true);
     return true;
   };
 
@@ -158,6 +164,7 @@ export function createRunner(options: RunnerOptions) {
       throw err;
     } finally {
       current = undefined;
+      await options.afterRun?.();
     }
   };
 
@@ -173,6 +180,7 @@ export function createRunner(options: RunnerOptions) {
       cancelRetry?.();
       const held = lease;
       lease = undefined;
+      if (held) options.onLease?.(false);
       await held?.release();
     },
     /** Readiness as the HTTP endpoint shows it: never ready while waiting for the lease. */

@@ -26,7 +26,11 @@ export function createEventNotifier(): EventNotifier {
       return () => listeners.delete(entry);
     },
     notify() {
-      for (const listener of [...listeners]) listener();
+      // Called from a commit: a listener's failure is its own, never the commit's.
+      for (const listener of [...listeners])
+        try {
+          listener();
+        } catch {}
     },
   };
 }
