@@ -83,13 +83,13 @@ async function sourceTotal(url: string): Promise<number> {
 }
 
 /** The node flags the CLI's `#!/usr/bin/env -S node ...` line starts it with. */
-function launcherFlags(): string[] {
+export function launcherFlags(): string[] {
   const first = readFileSync(CLI, "utf8").split("\n", 1)[0] ?? "";
   return (/^#!.*\bnode\b(.*)$/.exec(first)?.[1] ?? "").split(" ").filter(Boolean);
 }
 
 /** Our environment without any setting of the CLI's, so every setting not named here is its default. */
-function daemonEnv(url: string, dbPath: string, concurrency: number): NodeJS.ProcessEnv {
+export function daemonEnv(url: string, dbPath: string, concurrency: number): NodeJS.ProcessEnv {
   const env = { ...process.env };
   for (const setting of SETTINGS) if (setting.env) delete env[setting.env];
   return {
@@ -105,7 +105,7 @@ function daemonEnv(url: string, dbPath: string, concurrency: number): NodeJS.Pro
 }
 
 /** Peak RSS (VmHWM), MB, and CPU seconds (user + system) of a live process, from /proc. */
-function usageOf(pid: number): { peakRssMb: number; cpuS: number } {
+export function usageOf(pid: number): { peakRssMb: number; cpuS: number } {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
   const hwmKb = Number(/^VmHWM:\s+(\d+) kB/m.exec(status)?.[1] ?? Number.NaN);
   const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
@@ -136,7 +136,7 @@ interface RunResult {
 }
 
 /** Sends SIGTERM and waits for the exit; kills it past STOP_WAIT_MS. */
-async function stop(daemon: ChildProcess): Promise<{ exit: string; stopMs: number }> {
+export async function stop(daemon: ChildProcess): Promise<{ exit: string; stopMs: number }> {
   const started = performance.now();
   const exited = once(daemon, "exit") as Promise<[number | null, NodeJS.Signals | null]>;
   daemon.kill("SIGTERM");

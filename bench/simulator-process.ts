@@ -84,7 +84,7 @@ async function serve(): Promise<void> {
     let bytes = 0;
     let i = sim.dataset.size - 1;
     for (; i >= 0 && bytes < DEFAULT_RECORD_CACHE_BYTES; i--) {
-      bytes += sim.dataset.fullJson(i).length + sim.dataset.summaryJson(i).length;
+      bytes += sim.dataset.json("full", i).length + sim.dataset.json("summary", i).length;
     }
     return sim.dataset.size - 1 - i;
   };

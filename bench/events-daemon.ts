@@ -1,0 +1,101 @@
+/**
+ * The processes the events benchmark (bench/events-bench.ts) measures: the built CLI's `sync` as a
+ * fill, and `booking-sync run` with a webhook, as a sidecar runs them (the launcher's node flags,
+ * every setting default but the ones named here), against a simulator and a mirror given by the caller.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
+import { closeSync, openSync, readFileSync } from "node:fs";
+import { setTimeout as sleep } from "node:timers/promises";
+import { DEFAULT_CONCURRENCY } from "../dist/config/settings.js";
+import { daemonEnv, launcherFlags } from "./cold-start.js";
+
+const CLI = new URL("../dist/cli.js", import.meta.url).pathname;
+
+/** The signing secret of every run: fixed, so runs are alike (32 bytes of 7s). */
+export const SECRET = `whsec_${Buffer.alloc(32, 7).toString("base64")}`;
+
+/** A mirror: a SQLite file's path or a postgres:// URL (BOOKING_DB_PATH takes both). */
+export type Mirror = string;
+
+function env(apiUrl: string, mirror: Mirror, extra: Record<string, string>): NodeJS.ProcessEnv {
+  return { ...daemonEnv(apiUrl, mirror, DEFAULT_CONCURRENCY), ...extra };
+}
+
+/**
+ * One cold `booking-sync sync --no-details` (the feed walk, where the events are written) into
+ * `mirror`; resolves with its wall time in ms. `events: false` sets EVENTS_RETENTION_DAYS=0.
+ */
+export async function timeFill(
+  apiUrl: string,
+  mirror: Mirror,
+  events: boolean,
+  logPath: string,
+): Promise<number> {
+  const extra: Record<string, string> = events ? {} : { EVENTS_RETENTION_DAYS: "0" };
+  const log = openSync(logPath, "w");
+  const started = performance.now();
+  const child = spawn(process.execPath, [...launcherFlags(), CLI, "sync", "--no-details"], {
+    env: env(apiUrl, mirror, extra),
+    stdio: ["ignore", log, log],
+  });
+  closeSync(log);
+  const [code] = (await once(child, "exit")) as [number | null];
+  const ms = performance.now() - started;
+  if (code !== 0) throw new Error(`sync exited ${code}:\n${readFileSync(logPath, "utf8").slice(-3000)}`);
+  return ms;
+}
+
+/** `booking-sync run` posting events to `webhookUrl`; `extra` adds settings (e.g. SYNC_SCHEDULE). */
+export function startRun(
+  apiUrl: string,
+  mirror: Mirror,
+  webhookUrl: string,
+  logPath: string,
+  extra: Record<string, string> = {},
+): ChildProcess {
+  const log = openSync(logPath, "w");
+  const daemon = spawn(process.execPath, [...launcherFlags(), CLI, "run"], {
+    env: env(apiUrl, mirror, { EVENTS_WEBHOOK_URL: webhookUrl, EVENTS_WEBHOOK_SECRET: SECRET, ...extra }),
+    stdio: ["ignore", log, log],
+  });
+  closeSync(log);
+  const kill = () => daemon.kill("SIGKILL");
+  process.once("exit", kill);
+  daemon.once("exit", () => process.off("exit", kill));
+  return daemon;
+}
+
+/** RSS of a live process now, MB (VmRSS). */
+export function rssMb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  return Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1] ?? Number.NaN) / 1024;
+}
+
+/**
+ * Polls `done` every `everyMs` until it holds; throws when the daemon exits first (with its log's
+ * tail) or after `timeoutMs`. `tick` runs on each poll (sampling).
+ */
+export async function waitFor(
+  daemon: ChildProcess,
+  logPath: string,
+  done: () => boolean,
+  timeoutMs: number,
+  what: string,
+  tick: () => void = () => {},
+  everyMs = 50,
+): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (!done()) {
+    if (daemon.exitCode !== null || daemon.signalCode !== null) {
+      const tail = readFileSync(logPath, "utf8").slice(-3000);
+      throw new Error(
+        `booking-sync run exited (${daemon.exitCode ?? daemon.signalCode}) before ${what}:\n${tail}`,
+      );
+    }
+    if (performance.now() > deadline)
+      throw new Error(`no ${what} after ${timeoutMs / 1000} s (log: ${logPath})`);
+    tick();
+    await sleep(everyMs);
+  }
+}
