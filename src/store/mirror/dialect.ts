@@ -14,6 +14,11 @@ export interface Dialect {
   later(a: string, b: string): string;
   /** Most rows one multi-row INSERT of `width` values a row takes; `upsert` when it updates on conflict. */
   rowsPerInsert(width: number, upsert: boolean): number;
+  /**
+   * Taken before a transaction appends booking events, held to its end, so that event ids commit in
+   * id order even should two writers' transactions overlap; null where one writer is all there is.
+   */
+  eventsLock: string | null;
 }
 
 export const SQLITE: Dialect = {
@@ -26,6 +31,8 @@ export const SQLITE: Dialect = {
   // An upsert goes row by row: SQLite copies a multi-row VALUES that updates on conflict into a
   // temporary table first, which cost a backfill more CPU than it saved (docs/performance.md).
   rowsPerInsert: (_width, upsert) => (upsert ? 1 : 64),
+  // A write transaction holds the whole database.
+  eventsLock: null,
 };
 
 export const POSTGRES: Dialect = {
@@ -39,4 +46,6 @@ export const POSTGRES: Dialect = {
   later: (a, b) => `CASE WHEN ${a} COLLATE "C" > ${b} COLLATE "C" THEN ${a} ELSE ${b} END`,
   // PostgreSQL binds at most 65,535 parameters in one statement.
   rowsPerInsert: (width) => Math.floor(65_535 / width),
+  // An identity hands out ids as rows are inserted, not as they commit ("evnt" in ASCII).
+  eventsLock: "SELECT pg_advisory_xact_lock(1702260340)",
 };

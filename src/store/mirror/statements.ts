@@ -75,7 +75,9 @@ export class Statements {
   events(events: readonly EventRow[], runId: number | null): Statement[] {
     const head = "INSERT INTO booking_events (type, booking_id, at, data, run_id)";
     const row = "(?, ?, ?, ?, (SELECT id FROM sync_runs WHERE id = ?))";
-    return this.inserts("events", head, events, { row, suffix: [runId] });
+    const out = this.inserts("events", head, events, { row, suffix: [runId] });
+    const lock = this.dialect.eventsLock;
+    return lock && out.length > 0 ? [{ sql: lock, params: [] }, ...out] : out;
   }
 
   /** Quarantines rejects; one already stored (same raw JSON) is left as it is. */
