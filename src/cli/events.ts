@@ -9,7 +9,6 @@ import { ConfigError } from "../errors.js";
 import type { EventStore } from "../events/ports.js";
 import { PULL, readPage, waitForEvents, wholeNumber } from "../events/pull.js";
 import { escapeJsonControls } from "../printable.js";
-import type { Mirror } from "../store/index.js";
 import type { TimerClock } from "../sync/ports.js";
 import { runAsReader, runAsWriter, withExitCode } from "./command.js";
 import { EXIT } from "./output.js";
@@ -70,9 +69,12 @@ function eventsAction(flags: Record<string, unknown>): Promise<number> {
       // A reader that went away (`| head`) ends the printing quietly, as it ends `cat`.
       const onError = () => stop.abort();
       process.stdout.on("error", onError);
+      // The clock's timers are unref'd and a SQLite reader holds no socket: this keeps a follow alive.
+      const awake = follow ? setInterval(() => {}, 3_600_000) : undefined;
       try {
-        await printEvents(eventsOf(app.store), app.clock, { after, limit, follow, signal });
+        await printEvents(app.store.events, app.clock, { after, limit, follow, signal });
       } finally {
+        clearInterval(awake);
         process.stdout.off("error", onError);
         signals?.dispose();
       }
@@ -124,7 +126,7 @@ function replayAction(flags: Record<string, unknown>): Promise<number> {
     flags,
     {},
     async ({ app }) => {
-      const store = eventsOf(app.store);
+      const store = app.store.events;
       const last = await store.lastEventId();
       const upTo = to ?? last;
       refuseRange(from, upTo, last);
@@ -161,11 +163,4 @@ function refuseRange(from: number, to: number, last: number): void {
       },
     );
   if (from > to) throw new ConfigError(`--from ${from} is after --to ${to}: the range is empty`, { hint });
-}
-
-/** The mirror's events port. */
-function eventsOf(mirror: Mirror): EventStore {
-  // Until the store side lands, a mirror without the port says so instead of failing obscurely.
-  if (!("readEvents" in mirror)) throw new Error("this build's mirror does not keep booking events yet");
-  return mirror as unknown as EventStore;
 }
