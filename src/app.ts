@@ -119,5 +119,6 @@ async function daemonMetrics(config: Config, store: Mirror): Promise<Metrics> {
   const stream = streamName(config.bookingType);
   // Committed checkpoints, on the readers' connection: a scrape never waits behind a batch.
   const readCheckpoints = async () => ({ [stream]: (await store.readCheckpoints())[stream] ?? null });
-  return createMetrics({ clock: systemClock, readCheckpoints });
+  const readEvents = () => store.readEventsStatus(systemClock.now());
+  return createMetrics({ clock: systemClock, readCheckpoints, readEvents });
 }

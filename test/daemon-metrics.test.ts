@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ApiClientOptions } from "../src/api/client.js";
 import { createMetrics, type RunReport } from "../src/daemon/metrics.js";
+import type { EventsStatus } from "../src/store/events-status.js";
 import { parsePrometheusText, sampleValue } from "./daemon-prom-text.js";
 
 function report(overrides: Partial<RunReport> = {}): RunReport {
@@ -130,6 +131,65 @@ describe("metrics", () => {
       },
     });
     expect((await scrape(closed)).get("booking_sync_checkpoint_lag_seconds")?.samples).toEqual([]);
+  });
+
+  it("reads the events figures once a scrape; the webhook's only when one was configured", async () => {
+    const delivery: NonNullable<EventsStatus["delivery"]> = {
+      cursor: 70,
+      lagEvents: 50,
+      lagSeconds: 42,
+      attempts: 3,
+      lastError: "HTTP 503",
+      lastErrorAt: "2026-03-01T09:59:00.000Z",
+      nextAttemptAt: "2026-03-01T10:01:00.000Z",
+      lastDeliveredAt: null,
+      dropped: 40,
+      droppedAt: "2026-03-01T09:58:00.000Z",
+    };
+    let events: EventsStatus | null = { lastId: 120, oldest: null, delivery: null };
+    let reads = 0;
+    let closed = false;
+    const metrics = createMetrics({
+      processMetrics: false,
+      readEvents: async () => {
+        reads++;
+        if (closed) throw new Error("database is closed");
+        return events;
+      },
+    });
+    const sink = { sink: "webhook" };
+    const delivered = ["delivered_id", "lag_events", "lag_seconds", "dropped_total"].map(
+      (m) => `booking_sync_events_${m}`,
+    );
+    let f = await scrape(metrics);
+    expect(reads).toBe(1);
+    expect(sampleValue(f, "booking_sync_events_last_id")).toBe(120);
+    for (const name of delivered) expect(f.get(name)?.samples, name).toEqual([]);
+    expect(f.get("booking_sync_events_dropped_total")?.type).toBe("counter");
+    expect(f.get("booking_sync_events_dropped_total")?.help).toMatch(/read from the database/);
+
+    events = { lastId: 120, oldest: { id: 1, at: "2026-03-01T09:00:00.000Z" }, delivery };
+    f = await scrape(metrics);
+    expect(reads).toBe(2);
+    expect(delivered.map((name) => sampleValue(f, name, sink))).toEqual([70, 50, 42, 40]);
+    // The counter is the database's total, not a sum of reads.
+    f = await scrape(metrics);
+    expect(sampleValue(f, "booking_sync_events_dropped_total", sink)).toBe(40);
+
+    // A mirror older than the events tables, then a database closing: no figure, and the scrape holds.
+    for (const [then, fail] of [
+      [null, false],
+      [events, true],
+    ] as const) {
+      events = then;
+      closed = fail;
+      f = await scrape(metrics);
+      expect(sampleValue(f, "booking_sync_events_last_id")).toBe(0);
+      for (const name of delivered) expect(f.get(name)?.samples, name).toEqual([]);
+    }
+    expect(
+      createMetrics({ processMetrics: false }).registry.getSingleMetric("booking_sync_events_last_id"),
+    ).toBeUndefined();
   });
 
   it("reports drift, repairs, skipped ticks, and keeps registries apart", async () => {

@@ -162,6 +162,89 @@ describeBackends("booking-sync status", (backend) => {
     expect((await status("--max-age", "2h")).code).toBe(0);
   });
 
+  it("shows the events stream: its newest id alone without a webhook; then cursor, lag, error and drops", async () => {
+    const { h, status } = await start({ bookings: 120 });
+    expect((await h.sync()).status).toBe("success");
+    const ids = async () =>
+      (await h.query<{ id: number; at: string }>("SELECT id, at FROM booking_events ORDER BY id")).map(
+        (r) => ({ id: Number(r.id), at: r.at }),
+      );
+    const before = await ids();
+    expect(before).toHaveLength(120); // one booking.created per booking the page saved
+    let s = parsed(await status("--json"));
+    expect(s.events).toEqual({ lastId: 120, oldest: before[0], delivery: null });
+    let text = (await status()).stdout;
+    expect(text).toMatch(
+      new RegExp(
+        `^events\\s+last id 120 · kept from id ${before[0]?.id} \\(${before[0]?.at}\\) · no webhook configured$`,
+        "m",
+      ),
+    );
+    expect(text).not.toMatch(/^(webhook|DROPPED) /m);
+
+    // The webhook's state as the delivery loop and retention write it: delivered to 30, failing;
+    // then past a cap of 50 undelivered, the oldest 40 dropped (the cursor moves to 70).
+    const failedAt = new Date(Date.now() - 5_000).toISOString();
+    const nextAt = new Date(Date.now() + 60_000).toISOString();
+    await h.mirror.events.saveDelivery({ endpoint: "ab".repeat(32), cursor: 30, lastDeliveredAt: failedAt });
+    const error = "HTTP 503 from 127.0.0.1:9";
+    await h.mirror.events.saveDelivery({
+      attempts: 3,
+      lastError: error,
+      lastErrorAt: failedAt,
+      nextAttemptAt: nextAt,
+    });
+    const dropAt = new Date().toISOString();
+    expect(await h.mirror.events.pruneEvents("2000-01-01T00:00:00.000Z", 50, true, dropAt)).toEqual({
+      pruned: 0,
+      dropped: 40,
+    });
+    const after = await ids();
+    const firstWaiting = after.find((e) => e.id > 70);
+    s = parsed(await status("--json"));
+    const lag = Math.round((Date.parse(s.at) - Date.parse(firstWaiting?.at ?? "")) / 1000);
+    expect(s.events).toEqual({
+      lastId: 120,
+      oldest: after[0],
+      delivery: {
+        cursor: 70,
+        lagEvents: 50,
+        lagSeconds: lag,
+        attempts: 3,
+        lastError: error,
+        lastErrorAt: failedAt,
+        nextAttemptAt: nextAt,
+        lastDeliveredAt: failedAt,
+        dropped: 40,
+        droppedAt: dropAt,
+      },
+    });
+    text = (await status()).stdout;
+    expect(text).toMatch(
+      new RegExp(
+        `^DROPPED\\s+40 undelivered events dropped past EVENTS_MAX_UNDELIVERED, last at ${dropAt}$`,
+        "m",
+      ),
+    );
+    expect(text).toMatch(/^events\s+last id 120 · kept from id 1 /m);
+    // Read again a moment later: the lag in seconds may have grown by one.
+    expect(text).toMatch(/^webhook\s+delivered to id 70 · lag 50 events, \d+s · last error /m);
+    expect(text).toContain(`last error ${failedAt}: ${error} · next attempt ${nextAt} (attempt 4)`);
+  });
+
+  it("still shows a mirror made before the events tables: events none, exit 0", async () => {
+    const { h, status } = await start({ bookings: 20 });
+    expect((await h.sync()).status).toBe("success");
+    for (const table of ["event_replays", "event_delivery", "booking_events"])
+      await h.execute(`DROP TABLE ${table}`);
+    const r = await status("--json");
+    expect(r.code).toBe(0);
+    expect(parsed(r)).toMatchObject({ bookings: { total: 20 }, events: null });
+    const text = await status();
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(/^events\s+none: this mirror predates them/m);
+  });
+
   it("refuses a database without the mirror's tables with exit 2, and creates none", async () => {
     const location = await backend.url();
     if (backend.kind === "sqlite") new Database(location).close();

@@ -256,6 +256,22 @@ describe("renderStatusPage", () => {
       drift: null,
       source: { baseUrl: evil, bookings: [{ id: evil, at: evil }], since: evil },
       reconcileWithheld: { count: 3, judged: 4, maxPercent: 10, runId: 1, at: evil, since: evil },
+      events: {
+        lastId: 9,
+        oldest: { id: 1, at: evil },
+        delivery: {
+          cursor: 2,
+          lagEvents: 7,
+          lagSeconds: 60,
+          attempts: 1,
+          lastError: evil,
+          lastErrorAt: evil,
+          nextAttemptAt: evil,
+          lastDeliveredAt: evil,
+          dropped: 3,
+          droppedAt: evil,
+        },
+      },
     };
     const daily = lagosDays(DAILY_DAYS, AT).map((day) => ({ day, bookings: 0, totalAmount: 0 }));
     const page = renderStatusPage({ status, daily });
@@ -265,5 +281,11 @@ describe("renderStatusPage", () => {
     );
     // The source's controls show as escapes on the page too, never raw.
     expect(rawControls(page, "\n")).toEqual([]);
+    // The webhook's error quotes the receiver: escaped like the rest, beside the events' figures.
+    expect(figure(page, "events-last-error")).toBe(
+      "&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;\\u001b]0;pwned\\u0007\\u001b[2J\\r\\u009b",
+    );
+    expect([figure(page, "events-lag-events"), figure(page, "events-cursor")]).toEqual(["7", "2"]);
+    expect(figure(page, "events-dropped")).toBe("3");
   });
 });

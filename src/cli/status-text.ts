@@ -1,5 +1,9 @@
-/** `booking-sync status` for a terminal: a few labelled lines, then aligned tables of streams and runs. */
+/**
+ * `booking-sync status` for a terminal: a few labelled lines (the events stream's among them), then
+ * aligned tables of streams and runs.
+ */
 import { printable, printableShort } from "../printable.js";
+import type { EventsDelivery, EventsStatus } from "../store/events-status.js";
 import { fillText } from "../store/fill-status.js";
 import { failingText, type RunStatus, type Status } from "../store/status.js";
 import { seconds } from "./output.js";
@@ -41,6 +45,7 @@ export function statusText(s: Status): string {
     ["rejects", String(s.rejects)],
     ["source", sourceLine(s.source)],
     ...(s.reconcileWithheld ? [["reconcile", withheldLine(s.reconcileWithheld)]] : []),
+    ...eventsRows(s.events),
   ];
   const streams = s.streams.map((st) => [
     st.stream,
@@ -59,6 +64,43 @@ export function statusText(s: Status): string {
     ...(runs.length ? table([RUN_HEADER, ...runs], "  ") : ["  none: never synced"]),
     "",
   ].join("\n");
+}
+
+/** Labelled rows for `status`'s head; the webhook's only when one was ever configured. */
+export function eventsRows(events: EventsStatus | null): string[][] {
+  if (events === null) {
+    return [
+      ["events", "none: this mirror predates them (the next sync or `booking-sync migrate` adds them)"],
+    ];
+  }
+  const d = events.delivery;
+  if (d === null) return [["events", `${streamText(events)} · no webhook configured`]];
+  return [
+    // First when it happened: events the receiver will never get.
+    ...(d.dropped > 0 ? [["DROPPED", droppedText(d)]] : []),
+    ["events", streamText(events)],
+    ["webhook", deliveryText(d)],
+  ];
+}
+
+/** "last id 1234 · kept from id 1001 (2026-11-01T…)", or "none yet". */
+export function streamText(e: EventsStatus): string {
+  if (e.lastId === 0) return "none yet";
+  return `last id ${e.lastId}${e.oldest ? ` · kept from id ${e.oldest.id} (${e.oldest.at})` : " · none kept"}`;
+}
+
+/** The cursor and the lag, then the last error and the next attempt when there are. */
+export function deliveryText(d: EventsDelivery): string {
+  const lag = d.lagEvents === 0 ? "up to date" : `lag ${d.lagEvents} events, ${age(d.lagSeconds)}`;
+  const parts = [`delivered to id ${d.cursor}`, lag];
+  if (d.lastError !== null) parts.push(`last error ${d.lastErrorAt ?? ""}: ${d.lastError}`);
+  if (d.nextAttemptAt !== null) parts.push(`next attempt ${d.nextAttemptAt} (attempt ${d.attempts + 1})`);
+  return parts.join(" · ");
+}
+
+/** "12 undelivered events dropped past EVENTS_MAX_UNDELIVERED, last at …". */
+export function droppedText(d: EventsDelivery): string {
+  return `${d.dropped} undelivered events dropped past EVENTS_MAX_UNDELIVERED, last at ${d.droppedAt ?? "?"}`;
 }
 
 const RUN_HEADER = ["run", "kind", "stream", "status", "started", "took", "new", "updated", "error"];

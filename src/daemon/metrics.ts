@@ -3,6 +3,7 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom
 import type { RequestEvent } from "../api/observe.js";
 import type { Awaitable, Clock, RunCounters, RunKind } from "../sync/ports.js";
 import type { RunEnd } from "../sync/run.js";
+import { defineEventMetrics, type ReadEvents } from "./events-metrics.js";
 
 /** Every metric name starts with this, process metrics included. */
 export const METRIC_PREFIX = "booking_sync_";
@@ -18,6 +19,8 @@ export interface MetricsOptions {
   clock?: Clock;
   /** Reads the stored checkpoints (stream → ISO or null) at scrape time; default those of recorded runs. */
   readCheckpoints?: () => Awaitable<Record<string, string | null>>;
+  /** Reads the events stream's figures at scrape time; without it there are no events metrics. */
+  readEvents?: ReadEvents;
   /** Collect process and Node.js metrics (CPU, memory, event loop); default true. */
   processMetrics?: boolean;
 }
@@ -33,6 +36,7 @@ export function createMetrics(options: MetricsOptions = {}) {
   const m = defineMetrics(registry, () =>
     checkpointLagSeconds(options.readCheckpoints, runCheckpoints, clock.now()),
   );
+  if (options.readEvents) defineEventMetrics(registry, METRIC_PREFIX, options.readEvents);
   if (options.processMetrics ?? true) collectDefaultMetrics({ register: registry, prefix: METRIC_PREFIX });
 
   return {

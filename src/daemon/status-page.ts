@@ -4,8 +4,9 @@
  * since run errors quote the source and may hold anything, `<script>` included.
  */
 import { knownSource, sourceHost, unknownSource, withheldLine } from "../cli/source-text.js";
-import { age } from "../cli/status-text.js";
+import { age, droppedText } from "../cli/status-text.js";
 import type { DailyTotal, StatusPageData } from "../store/daily.js";
+import type { EventsStatus } from "../store/events-status.js";
 import { fillText } from "../store/fill-status.js";
 import { failingText, type RunStatus, type Status, type StreamStatus } from "../store/status.js";
 import { barChart } from "./status-chart.js";
@@ -56,6 +57,7 @@ export function renderStatusPage({ status, daily }: StatusPageData): string {
 <main>
 <header><h1>booking-sync</h1><p>The mirror as of <time datetime="${status.at}">${when(status.at)}</time></p></header>
 ${failingCard(status)}
+${droppedCard(status)}
 ${status.streams.map(fillCard)}
 ${figures(status)}
 ${charts(daily)}
@@ -129,6 +131,7 @@ ${card(
   html`<span data-figure="rejects" class="${s.rejects === 0 ? "" : "bad"}">${count.format(s.rejects)}</span>`,
   html`source records that failed validation, kept aside`,
 )}
+${eventsCard(s.events)}
 ${card(
   "Database",
   html`${size(s.database.bytes)}`,
@@ -140,6 +143,36 @@ ${card(
   source ? html`${source.baseUrl}, since ${when(source.since)}` : html`${unknownSource(s.source).note}`,
 )}
 </dl></section>`;
+}
+
+/** Beside the failing card: undelivered events dropped past the cap never reach the receiver. */
+function droppedCard({ events }: Status): Markup {
+  const d = events?.delivery;
+  if (!d || d.dropped === 0) return html``;
+  return html`<section aria-label="Events dropped" class="card failing" data-figure="events-dropped-card">
+<strong class="bad">Events dropped: <span data-figure="events-dropped">${count.format(d.dropped)}</span></strong><p>${droppedText({ ...d, droppedAt: d.droppedAt && when(d.droppedAt) })}</p></section>`;
+}
+
+/** The stream's newest id and the webhook's cursor, lag, last error and next attempt (its retention alone without one). */
+function eventsCard(events: EventsStatus | null): Markup {
+  if (events === null) return card("Events", html`none`, html`this mirror predates them`);
+  const last = html`<span data-figure="events-last-id">${count.format(events.lastId)}</span>`;
+  const d = events.delivery;
+  const kept = events.oldest
+    ? html`kept from id ${events.oldest.id} (${when(events.oldest.at)})`
+    : html`none kept`;
+  if (!d) return card("Events: newest id", last, html`${kept} · no webhook configured`);
+  const error = d.lastError
+    ? html` · last error <span data-figure="events-last-error-at">${when(d.lastErrorAt ?? "")}</span>: <span data-figure="events-last-error">${d.lastError}</span>`
+    : null;
+  const next = d.nextAttemptAt
+    ? html` · next attempt <span data-figure="events-next-attempt">${when(d.nextAttemptAt)}</span>`
+    : null;
+  return card(
+    "Webhook lag",
+    html`<span data-figure="events-lag-events" class="${d.nextAttemptAt === null ? "" : "bad"}">${count.format(d.lagEvents)}</span> events, <span data-figure="events-lag-seconds">${age(d.lagSeconds)}</span>`,
+    html`delivered to id <span data-figure="events-cursor">${count.format(d.cursor)}</span> of ${last}${error}${next}`,
+  );
 }
 
 function card(label: string, value: Markup, note: Markup): Markup {

@@ -3,6 +3,7 @@
  * platform and type, through one snapshot of either database. Aggregates only: no column of a
  * booking's people is read.
  */
+import { unlessFails } from "./savepoint-read.js";
 import type { MirrorReader } from "./snapshot.js";
 import { readStatus } from "./status.js";
 
@@ -46,22 +47,9 @@ export async function readDailyTotals(db: MirrorReader, days: number, at: Date):
 const sums = (days: string) => `SELECT day, sum(bookings) AS bookings, sum(total_amount) AS "totalAmount"
   FROM daily_bookings_v WHERE day ${days} GROUP BY day`;
 
-/**
- * `read`'s rows, or undefined where PostgreSQL refuses a double sum past the largest one (SQLSTATE
- * 22003; SQLite gives Infinity). Under a savepoint, so the snapshot goes on after the refusal.
- */
-async function unlessOverflow<R>(db: MirrorReader, read: () => Promise<R[]>): Promise<R[] | undefined> {
-  await db.all("SAVEPOINT daily_sums");
-  try {
-    const rows = await read();
-    await db.all("RELEASE SAVEPOINT daily_sums");
-    return rows;
-  } catch (err) {
-    if ((err as { code?: unknown }).code !== "22003") throw err;
-    await db.all("ROLLBACK TO SAVEPOINT daily_sums");
-    await db.all("RELEASE SAVEPOINT daily_sums");
-    return undefined;
-  }
+/** `read`'s rows, or undefined where PostgreSQL refuses a double sum past the largest one (SQLSTATE 22003; SQLite gives Infinity). */
+function unlessOverflow<R>(db: MirrorReader, read: () => Promise<R[]>): Promise<R[] | undefined> {
+  return unlessFails(db, "daily_sums", read, (err) => (err as { code?: unknown }).code === "22003");
 }
 
 const COUNTS = "SELECT day, sum(bookings) AS bookings FROM daily_bookings_v WHERE day = $1 GROUP BY day";

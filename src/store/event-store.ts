@@ -13,8 +13,8 @@ import type { Snapshot } from "./snapshot.js";
 /** Runs one statement (`?` placeholders, in the writer's dialect) and commits it; its rows. */
 export type WriteRows = (sql: string, params: unknown[]) => Awaitable<Array<Record<string, unknown>>>;
 
-/** The one sink there is today. */
-const SINK = "webhook";
+/** The one sink there is today: `event_delivery.name` of its row. */
+export const SINK = "webhook";
 /** Rows one prune statement deletes at most: a first prune after weeks stays a series of small writes. */
 const PRUNE_CHUNK = 10_000;
 
@@ -58,7 +58,8 @@ function assignments(change: Partial<DeliveryState>): Array<[string, unknown]> {
   return out;
 }
 
-function stateOf(row: Record<string, unknown> | undefined): DeliveryState {
+/** The sink's state from its `event_delivery` row (the initial state when there is none). */
+export function stateOf(row: Record<string, unknown> | undefined): DeliveryState {
   if (!row) return { ...INITIAL };
   const n = (v: unknown) => (v === null || v === undefined ? null : Number(v));
   const s = (v: unknown) => (v === null || v === undefined ? null : String(v));

@@ -6,6 +6,7 @@ import type Database from "better-sqlite3";
 import { DETAILS_STREAM } from "../sync/list/details.js";
 import { WITHHELD_STREAM, type WithheldMarks } from "../sync/list/missing-share.js";
 import { isSourceRecord, SOURCE_STREAM, type SourceRecord } from "../sync/source.js";
+import { type EventsStatus, readEventsStatus } from "./events-status.js";
 import { type FailingStatus, failingOf, type SyncRunEnd } from "./failing.js";
 import { type FillStatus, fillStatus, parseJson } from "./fill-status.js";
 import type { DatabaseStatus, MirrorReader } from "./snapshot.js";
@@ -41,6 +42,8 @@ export interface Status {
   source: SourceRecord | { unreadable: true } | null;
   /** Missing marks a reconcile withheld, waiting for `reconcile --apply-missing`; null when none are. */
   reconcileWithheld: WithheldMarks | null;
+  /** The booking events stream and its webhook's delivery; null when the mirror predates its tables. */
+  events: EventsStatus | null;
 }
 
 /** What `status` shows of the source and of withheld marks. */
@@ -136,6 +139,7 @@ export async function readStatus(db: MirrorReader, now: Date): Promise<Status> {
     rejects: rejects?.n ?? 0,
     drift: await drift(db),
     ...(await readSourceState(db)),
+    events: await readEventsStatus(db, now),
   };
 }
 

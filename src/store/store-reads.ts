@@ -4,6 +4,7 @@
  */
 import type { Awaitable } from "../sync/ports.js";
 import { readStatusPage } from "./daily.js";
+import { readEventsStatus } from "./events-status.js";
 import type { Dialect } from "./mirror/dialect.js";
 import { type Ask, unlistedSql } from "./mirror/unlisted.js";
 import { readSql } from "./reads.js";
@@ -39,6 +40,8 @@ export function statusReads(snapshot: Snapshot, page: Snapshot = snapshot) {
     readCheckpoints: () => snapshot(readCheckpoints),
     /** The fill stored as `stream`'s committed progress as of `at`; null when none. */
     readFill: (stream: string, at: Date) => snapshot((r) => readFill(r, stream, at)),
+    /** The events stream and its webhook's delivery as of `at` (what /metrics shows); null before its tables. */
+    readEventsStatus: (at: Date) => snapshot((r) => readEventsStatus(r, at)),
     /** The status and the daily totals of the status page as of `at`, in one snapshot. */
     readStatusPage: (at: Date) => page((r) => readStatusPage(r, at)),
   };
