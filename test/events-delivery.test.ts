@@ -1,35 +1,54 @@
 /**
  * The webhook delivery loop against a real receiver that verifies every signature: order, one
  * message per webhook-id, retries that resend exactly the stored message, a receiver down for a
- * while, Retry-After, replays. The clock is a test clock: no test sleeps.
+ * while, Retry-After, replays. The core cases run on a real mirror of each database, its events
+ * made by committed pages; the clock is a test clock: no test sleeps.
  */
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { buildMessage } from "../src/events/message.js";
-import { deliveryLoop, receiver } from "./support/delivery-harness.js";
+import type { EventStore } from "../src/events/ports.js";
+import { afterTest, deliveryLoop, receiver } from "./support/delivery-harness.js";
+import { eventMirror } from "./support/event-mirror.js";
 import { memoryEventStore } from "./support/memory-event-store.js";
+import { type Backend, describeBackends } from "./support/postgres.js";
 
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
 const counts = (ids: string[]) => new Map(ids.map((id) => [id, ids.filter((x) => x === id).length]));
 
-describe("webhook delivery", () => {
+/** A real mirror on `backend`, closed after the test (after its loop has stopped). */
+async function realStore(backend: Backend) {
+  const m = await eventMirror(backend);
+  afterTest(() => m.close());
+  return {
+    store: m.events,
+    append: (count: number) => m.append(count),
+    /** The replays as stored, in request order. */
+    replays: () =>
+      m.query<{ next: number; finishedAt: string | null }>(
+        'SELECT next_id AS next, finished_at AS "finishedAt" FROM event_replays ORDER BY id',
+      ),
+  };
+}
+
+describeBackends("webhook delivery", (backend) => {
   it("sends every event in id order, each message once, and then what wakes or the idle poll finds", async () => {
-    const store = memoryEventStore();
-    store.append(...range(1, 250).map(() => ({})));
+    const { store, append } = await realStore(backend);
+    await append(250);
     const rx = await receiver();
     const loop = deliveryLoop(store, rx.url);
 
     await loop.settled("idle");
     expect(rx.delivered().map((m) => m.id)).toEqual(["msg_1_100", "msg_101_200", "msg_201_250"]);
-    expect(rx.delivered()[0]?.body).toBe(buildMessage(store.rows.slice(0, 100), null).body);
+    expect(rx.delivered()[0]?.body).toBe(buildMessage(await store.readEvents(0, 100), null).body);
     const state = await store.readDelivery();
     expect(state).toMatchObject({ cursor: 250, pending: null, attempts: 0, lastError: null });
     expect(state.endpoint).toBe(createHash("sha256").update(rx.url).digest("hex"));
 
-    store.append({}, {}, {});
+    await append(3);
     loop.delivery.wake();
     expect(await loop.settled("idle")).toEqual({ ms: 1000, why: "idle" });
-    store.append({}, {});
+    await append(2);
     loop.clock.advance(1000); // no wake: the idle poll finds them
     await loop.settled("idle");
 
@@ -45,8 +64,8 @@ describe("webhook delivery", () => {
   });
 
   it("stores the message before its first attempt; a retry, also after a kill, resends its id and body", async () => {
-    const store = memoryEventStore();
-    store.append(...range(1, 5).map(() => ({})));
+    const { store, append } = await realStore(backend);
+    await append(5);
     const rx = await receiver();
     rx.answer({ delayMs: 60_000 }); // answers long after the loop is killed
     const first = deliveryLoop(store, rx.url);
@@ -56,7 +75,7 @@ describe("webhook delivery", () => {
     // A stop is not the receiver's fault: no failed attempt is counted.
     expect(await store.readDelivery()).toMatchObject({ attempts: 0, lastError: null, cursor: 0 });
 
-    store.append({}, {}); // not added to the message already fixed
+    await append(2); // not added to the message already fixed
     rx.answer({ status: 500, body: "database is down" }, {});
     const second = deliveryLoop(store, rx.url);
     const backoff = await second.settled("backoff");
@@ -83,8 +102,8 @@ describe("webhook delivery", () => {
   });
 
   it("gets a receiver that was down for a while everything afterwards, in order", async () => {
-    const store = memoryEventStore();
-    store.append(...range(1, 10).map(() => ({})));
+    const { store, append } = await realStore(backend);
+    await append(10);
     const rx = await receiver();
     const loop = deliveryLoop(store, rx.url);
     await loop.settled("idle");
@@ -92,7 +111,7 @@ describe("webhook delivery", () => {
 
     const backoffs: number[] = [];
     for (let tick = 0; tick < 6; tick++) {
-      store.append(...range(1, 7).map(() => ({})));
+      await append(7);
       if (tick === 0) loop.delivery.wake();
       else loop.clock.advance(backoffs.at(-1) as number);
       backoffs.push((await loop.settled("backoff")).ms);
@@ -117,6 +136,50 @@ describe("webhook delivery", () => {
     expect(await store.readDelivery()).toMatchObject({ cursor: 52, attempts: 0, nextAttemptAt: null });
   });
 
+  it("sends the pending message first, then a replay as new messages, then live events", async () => {
+    const { store, append, replays } = await realStore(backend);
+    await append(5);
+    const rx = await receiver();
+    rx.answer({ status: 500 }, {});
+    const loop = deliveryLoop(store, rx.url, { batch: 3 });
+    const backoff = await loop.settled("backoff");
+    const replay = await store.requestReplay(2, 4, loop.clock.now().toISOString());
+    await append(2);
+    loop.clock.advance(backoff.ms);
+    await loop.settled("idle");
+    expect(rx.delivered().map((m) => m.id)).toEqual([
+      "msg_1_3",
+      `msg_2_4_replay${replay}`,
+      "msg_4_6",
+      "msg_7_7",
+    ]);
+    expect(rx.eventIds()).toEqual([1, 2, 3, 2, 3, 4, 4, 5, 6, 7]);
+    expect((await replays())[0]).toEqual({ next: 5, finishedAt: loop.clock.now().toISOString() });
+    expect(await store.readDelivery()).toMatchObject({ cursor: 7, pending: null });
+
+    // A range with nothing left to send finishes without a message.
+    await store.requestReplay(100, 120, loop.clock.now().toISOString());
+    loop.delivery.wake();
+    await loop.settled("idle");
+    expect((await replays())[1]?.finishedAt).not.toBeNull();
+    expect(rx.delivered()).toHaveLength(4);
+  });
+  it("does not resend a pending message whose events the cap dropped meanwhile, and says so", async () => {
+    const { store, append } = await realStore(backend);
+    await append(5);
+    // The cap drops the oldest three: the cursor moves past them, and they are gone.
+    await sentAfterDrop(store, async (at) => {
+      expect(await store.pruneEvents("2000-01-01T00:00:00.000Z", 2, true, at)).toEqual({
+        pruned: 0,
+        dropped: 3,
+      });
+    });
+  });
+});
+
+// A store in memory where the state a test needs is easier set than made: a stored next attempt
+// across a restart; events dropped by the cap and only later pruned.
+describe("webhook delivery (in-memory store)", () => {
   it("waits as long as Retry-After asks (seconds or an HTTP date), also across a restart", async () => {
     const store = memoryEventStore();
     store.append({}, {}, {});
@@ -145,47 +208,33 @@ describe("webhook delivery", () => {
     expect(rx.eventIds()).toEqual([1, 2, 3]);
   });
 
-  it("sends the pending message first, then a replay as new messages, then live events", async () => {
-    const store = memoryEventStore();
-    store.append(...range(1, 5).map(() => ({})));
-    const rx = await receiver();
-    rx.answer({ status: 500 }, {});
-    const loop = deliveryLoop(store, rx.url, { batch: 3 });
-    const backoff = await loop.settled("backoff");
-    store.requestReplay(2, 4, loop.clock.now().toISOString());
-    store.append({}, {});
-    loop.clock.advance(backoff.ms);
-    await loop.settled("idle");
-    expect(rx.delivered().map((m) => m.id)).toEqual(["msg_1_3", "msg_2_4_replay1", "msg_4_6", "msg_7_7"]);
-    expect(rx.eventIds()).toEqual([1, 2, 3, 2, 3, 4, 4, 5, 6, 7]);
-    expect(store.replays[0]).toMatchObject({ next: 5, finishedAt: loop.clock.now().toISOString() });
-    expect(await store.readDelivery()).toMatchObject({ cursor: 7, pending: null });
-
-    // A range with nothing left to send finishes without a message.
-    store.requestReplay(100, 120, loop.clock.now().toISOString());
-    loop.delivery.wake();
-    await loop.settled("idle");
-    expect(store.replays[1]?.finishedAt).not.toBeNull();
-    expect(rx.delivered()).toHaveLength(4);
-  });
   it("does not resend a pending message whose events were dropped and pruned meanwhile, and says so", async () => {
     const store = memoryEventStore();
     store.append(...range(1, 5).map(() => ({})));
-    const rx = await receiver();
-    rx.answer({ status: 500 }, {});
-    const loop = deliveryLoop(store, rx.url);
-    const backoff = await loop.settled("backoff");
-    const at = loop.clock.now().toISOString();
     // The cap drops the oldest three (the cursor moves past them); retention then deletes them.
-    expect(store.pruneEvents("2100-01-01T00:00:00.000Z", 2, true, at)).toEqual({ pruned: 0, dropped: 3 });
-    expect(store.pruneEvents("2100-01-01T00:00:00.000Z", 2, true, at)).toEqual({ pruned: 3, dropped: 0 });
-    loop.clock.advance(backoff.ms);
-    await loop.settled("idle");
-    expect(rx.delivered().map((m) => m.id)).toEqual(["msg_4_5"]);
-    expect(loop.logger.lines.filter((l) => l.level === "warn").map((l) => l.msg)).toContain(
-      "webhook message msg_1_5 cannot be sent again as it was: events of its range were pruned or " +
-        "dropped since; what is left of it goes in a new message",
-    );
-    expect(await store.readDelivery()).toMatchObject({ cursor: 5, dropped: 3, pending: null });
+    await sentAfterDrop(store, async (at) => {
+      expect(store.pruneEvents("2100-01-01T00:00:00.000Z", 2, true, at)).toEqual({ pruned: 0, dropped: 3 });
+      expect(store.pruneEvents("2100-01-01T00:00:00.000Z", 2, true, at)).toEqual({ pruned: 3, dropped: 0 });
+    });
   });
 });
+
+/**
+ * Five events in `store`, their message failed once; `drop` (given the time) takes the first three
+ * away meanwhile: the retry does not resend the message as it was, says so, and sends the rest.
+ */
+async function sentAfterDrop(store: EventStore, drop: (at: string) => Promise<void>) {
+  const rx = await receiver();
+  rx.answer({ status: 500 }, {});
+  const loop = deliveryLoop(store, rx.url);
+  const backoff = await loop.settled("backoff");
+  await drop(loop.clock.now().toISOString());
+  loop.clock.advance(backoff.ms);
+  await loop.settled("idle");
+  expect(rx.delivered().map((m) => m.id)).toEqual(["msg_4_5"]);
+  expect(loop.logger.lines.filter((l) => l.level === "warn").map((l) => l.msg)).toContain(
+    "webhook message msg_1_5 cannot be sent again as it was: events of its range were pruned or " +
+      "dropped since; what is left of it goes in a new message",
+  );
+  expect(await store.readDelivery()).toMatchObject({ cursor: 5, dropped: 3, pending: null });
+}

@@ -15,6 +15,14 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
+/**
+ * Runs `cleanup` after the test, before whatever was registered earlier: a store opened before its
+ * loop is closed after the loop has stopped.
+ */
+export function afterTest(cleanup: () => unknown): void {
+  cleanups.push(cleanup);
+}
+
 /** A receiver closed after the test; it knows `secrets` (default the one the loops sign with). */
 export async function receiver(secrets: string[] = [testSecret(1)]): Promise<WebhookReceiver> {
   const rx = await startWebhookReceiver({ secrets });
