@@ -135,5 +135,8 @@ describeBackends("events store: delivery state, replays, retention", (backend) =
     expect(await m.events.lastEventId()).toBe(0);
     const [next] = await m.append(1, LATER);
     expect(next).toBeGreaterThan(more[0] as number);
+    // A consumer may ask after any whole number, past what a 32-bit id holds too.
+    expect(await m.events.readEvents(2 ** 40, 10)).toEqual([]);
+    expect((await m.events.readEvents(0, 10, 2 ** 40)).map((e) => e.id)).toEqual([next]);
   });
 });

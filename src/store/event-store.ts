@@ -121,8 +121,9 @@ export function eventStore(snapshot: Snapshot, write: WriteRows, d: Dialect): Ev
   return {
     readEvents: (after, limit, to) =>
       read<StoredEvent>(
+        // bigint: a consumer may ask after any whole number, past PostgreSQL's 32-bit integer too.
         `SELECT id, at, data FROM booking_events
-          WHERE id > CAST(? AS integer) AND (CAST(? AS integer) IS NULL OR id <= CAST(? AS integer))
+          WHERE id > CAST(? AS bigint) AND (CAST(? AS bigint) IS NULL OR id <= CAST(? AS bigint))
           ORDER BY id LIMIT CAST(? AS integer)`,
         [after, to ?? null, to ?? null, limit],
       ).then((rows) => rows.map((r) => ({ id: Number(r.id), at: r.at, data: r.data }))),
