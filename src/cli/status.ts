@@ -14,7 +14,7 @@ export function registerStatus(program: Command): void {
   program
     .command("status")
     .description(
-      "show the mirror: size, bookings, checkpoints, last runs, rejects and drift; reads only, " +
+      "show the mirror: size, bookings, checkpoints, last runs, rejects, drift and the events stream; reads only, " +
         "works while a sync runs; with --max-age, exits 1 when the last successful sync is older",
     )
     .option("--json", "print one JSON object instead of text")

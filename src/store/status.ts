@@ -1,6 +1,7 @@
 /**
  * What `booking-sync status` and the daemon's status page show: the mirror's size, counts,
- * freshness, checkpoints, last runs, rejects and drift, read in one snapshot of either database.
+ * freshness, checkpoints, last runs, rejects, drift and the events stream, read in one snapshot of
+ * either database.
  */
 import type Database from "better-sqlite3";
 import { DETAILS_STREAM } from "../sync/list/details.js";
