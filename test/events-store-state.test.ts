@@ -63,6 +63,9 @@ describeBackends("events store: delivery state, replays, retention", (backend) =
     });
     state = { ...state, pending: null, cursor: 5, attempts: 0, nextAttemptAt: null, lastDeliveredAt: LATER };
     expect(await events.readDelivery()).toEqual(state);
+    // The cursor never moves back: retention and the delivery loop both move it.
+    await events.saveDelivery({ cursor: 3 });
+    expect((await events.readDelivery()).cursor).toBe(5);
     expect(
       await query(
         "SELECT name, cursor, message_id, message_first, message_last, message_replay FROM event_delivery",

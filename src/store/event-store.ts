@@ -45,6 +45,15 @@ const COLUMNS: Record<Exclude<keyof DeliveryState, "pending">, string> = {
 };
 const MESSAGE = ["message_id", "message_first", "message_last", "message_replay"];
 
+/**
+ * One column's update on conflict. The cursor only moves forward: retention (after a run) and the
+ * delivery loop both move it, and neither may take back what the other moved.
+ */
+const assign = (c: string) =>
+  c === "cursor"
+    ? "cursor = CASE WHEN excluded.cursor > event_delivery.cursor THEN excluded.cursor ELSE event_delivery.cursor END"
+    : `${c} = excluded.${c}`;
+
 /** The columns and values a change of the sink's state writes. */
 function assignments(change: Partial<DeliveryState>): Array<[string, unknown]> {
   const out: Array<[string, unknown]> = [];
@@ -98,7 +107,7 @@ export function eventStore(snapshot: Snapshot, write: WriteRows, d: Dialect): Ev
     const names = set.map(([c]) => c);
     await put(
       `INSERT INTO event_delivery (name, ${names.join(", ")}) VALUES (?, ${names.map(() => "?").join(", ")})
-       ON CONFLICT (name) DO UPDATE SET ${names.map((c) => `${c} = excluded.${c}`).join(", ")}
+       ON CONFLICT (name) DO UPDATE SET ${names.map(assign).join(", ")}
        RETURNING name`,
       [SINK, ...set.map(([, v]) => v)],
     );
@@ -186,7 +195,7 @@ export function eventStore(snapshot: Snapshot, write: WriteRows, d: Dialect): Ev
           dropped = Number(count?.n ?? 0);
           await put(
             `INSERT INTO event_delivery (name, cursor, dropped, dropped_at) VALUES (?, ?, ?, ?)
-             ON CONFLICT (name) DO UPDATE SET cursor = excluded.cursor,
+             ON CONFLICT (name) DO UPDATE SET ${assign("cursor")},
                dropped = event_delivery.dropped + excluded.dropped, dropped_at = excluded.dropped_at
              RETURNING name`,
             [SINK, Number(cut.id), dropped, at],
