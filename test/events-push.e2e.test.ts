@@ -41,21 +41,41 @@ interface SummaryRow {
 }
 
 /**
- * The daemon is SIGKILLed while the receiver holds a request open; the next daemon resends that
- * message (same webhook-id, same body) and the app ends with every event once, in order.
+ * The daemon is SIGKILLed in its cold fill while the receiver holds a request open; the next daemon
+ * (a standby already waiting for the lease, or one started after) resends that message (same
+ * webhook-id, same body) and the app ends with every event once, in order. The fill commits every
+ * 20 pages (store/batch.ts): 50 pages give deliveries while it goes on.
  */
-async function killMidDelivery(r: PushRig): Promise<void> {
-  const { rx, db } = r;
+async function killMidDelivery(r: PushRig, standby: boolean): Promise<void> {
+  const { rx, db, h } = r;
   // The third message is held open: the kill lands while it is in flight.
   rx.answer({}, {}, { delayMs: 60_000 });
   const a = await r.daemon({ EVENTS_WEBHOOK_BATCH: "25" });
+  // Events flow: the source now stalls, so the kill also lands in the middle of the cold fill.
+  await rx.waitForRequests(1);
+  h.sim.behave({ latencyMs: 60_000 });
+  // Another batch size: a message built again, not the stored one, would have another id.
+  const next = { EVENTS_WEBHOOK_BATCH: "40", SYNC_PAGE_SIZE: "100" };
+  const b = standby ? await r.daemon(next) : undefined;
+  await b?.d.waitForLog((l) => String(l.msg).includes("standing by"), "the standby");
   await rx.waitForRequests(3);
   a.d.child.kill("SIGKILL");
   expect((await a.d.exited).signal).toBe("SIGKILL");
+  expect(a.d.lines.some(synced), "the first daemon's sync ended before the kill").toBe(false);
   const held = rx.requests[2] as Received;
   expect(held.status).toBeUndefined();
   expect((await pending(db)).message_id).toBe(held.id);
-  await nextDaemonResends(r, held, { EVENTS_WEBHOOK_BATCH: "25" });
+
+  h.sim.behave({ latencyMs: 0 });
+  rx.answer();
+  const { d } = b ?? (await r.daemon(next));
+  await nextDaemonResends(r, held, d);
+  if (!b) return;
+  // The standby sent nothing before it held the lease.
+  const took = d.lines.findIndex((l) => l.msg === "took the writer lease; syncing");
+  const started = d.lines.findIndex((l) => l.msg === "webhook delivery started");
+  expect(took).toBeGreaterThanOrEqual(0);
+  expect(started).toBeGreaterThan(took);
 }
 
 describe("events push through the daemon (SQLite)", () => {
@@ -92,8 +112,13 @@ describe("events push through the daemon (SQLite)", () => {
   });
 
   it("SIGKILL mid-delivery loses no event: the message in flight is resent as it was", async () => {
-    rig = await pushRig({ bookings: 300, pageSize: 20, latencyMs: 5 });
-    await killMidDelivery(rig);
+    rig = await pushRig({ bookings: 1000, pageSize: 20, latencyMs: 5 });
+    await killMidDelivery(rig, false);
+  });
+
+  it("a standby that takes the lease after the SIGKILL resumes the stream where it was", async () => {
+    rig = await pushRig({ bookings: 1000, pageSize: 20, latencyMs: 5 });
+    await killMidDelivery(rig, true);
   });
 });
 
@@ -147,8 +172,8 @@ describe.skipIf(!postgresAvailable())("events push through the daemon (PostgreSQ
   it("SIGKILL mid-delivery loses no event: the message in flight is resent as it was", async () => {
     const fresh = await freshPostgresDatabase();
     drop = fresh.drop;
-    rig = await pushRig({ bookings: 300, pageSize: 20, latencyMs: 5, dbUrl: fresh.url });
-    await killMidDelivery(rig);
+    rig = await pushRig({ bookings: 1000, pageSize: 20, latencyMs: 5, dbUrl: fresh.url });
+    await killMidDelivery(rig, false);
   });
 });
 

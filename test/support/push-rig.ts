@@ -185,18 +185,15 @@ export async function pending(db: MirrorReader): Promise<{ message_id: string | 
 }
 
 /**
- * Starts the next daemon with the receiver answering 204: the message `held` (left in flight by the
- * last one) must be the first sent, as it was, and the app must end with every event once, in order.
+ * The daemon `d`, started after the one that left `held` in flight (the receiver now answering 2xx),
+ * must send that message first, as it was, and the app must end with every event once, in order.
  */
-export async function nextDaemonResends(r: PushRig, held: Received, env: Record<string, string>) {
+export async function nextDaemonResends(r: PushRig, held: Received, d: DaemonProcess): Promise<void> {
   const { rx, db } = r;
-  const sentBefore = rx.requests.length;
-  rx.answer();
-  const { d } = await r.daemon(env);
   await d.waitForLog(synced, "the next daemon's sync");
   const events = await allTaken(r);
   // liveStream also checks that every copy of a webhook-id carried the same body.
-  expect(rx.requests[sentBefore]?.id).toBe(held.id);
+  expect(rx.requests[rx.requests.indexOf(held) + 1]?.id).toBe(held.id);
   expect(liveStream(rx)).toEqual(events.map((e) => e.id));
   expect(events.map((e) => e.booking_id).sort()).toEqual(await bookingIds(db));
   expect(await terminate(d)).toBe(0);
