@@ -29,8 +29,6 @@ const deliveryFailed = (l: LogLine) => String(l.msg).startsWith("webhook deliver
 interface RunRow {
   id: number;
   status: string;
-  started_at: string;
-  finished_at: string | null;
 }
 
 describe("events push to a receiver that is not well", () => {
@@ -92,15 +90,11 @@ describe("events push to a receiver that is not well", () => {
     expect(d.lines.filter(deliveryFailed)).toHaveLength(2);
     expect(rx.requests).toHaveLength(3);
 
-    const runs = await db.rows<RunRow>(
-      "SELECT id, status, started_at, finished_at FROM sync_runs ORDER BY id",
-    );
+    const runs = await db.rows<RunRow>("SELECT id, status FROM sync_runs ORDER BY id");
     expect(runs.map((r) => r.status)).toEqual(["success", "success", "success"]);
     const events = await eventRows(db);
     const third = events.filter((e) => e.run_id === runs[2]?.id);
     expect(third.map((e) => e.type)).toEqual(Array(5).fill("booking.created"));
-    const durations = runs.map((r) => Date.parse(r.finished_at ?? "") - Date.parse(r.started_at));
-    console.log(`events push: sync durations (ms) with 500s and a held request: ${durations.join(", ")}`);
 
     // Stopping does not wait for the receiver either: the attempt is cut off, the message kept.
     expect(await terminate(d)).toBe(0);
