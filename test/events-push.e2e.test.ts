@@ -20,7 +20,7 @@ import {
   synced,
   terminate,
 } from "./support/push-rig.js";
-import type { Received } from "./support/webhook-receiver.js";
+import { type Received, testSecret } from "./support/webhook-receiver.js";
 
 let rig: PushRig | undefined;
 let drop: (() => Promise<void>) | undefined;
@@ -79,8 +79,9 @@ async function killMidDelivery(r: PushRig, standby: boolean): Promise<void> {
 }
 
 describe("events push through the daemon (SQLite)", () => {
-  it("a cold fill's events are the bookings mirrored, one booking.created each, all delivered in order", async () => {
-    rig = await pushRig({ bookings: 240, pageSize: 50 });
+  it("a cold fill's events are the bookings mirrored, one booking.created each, delivered in order, signed by both secrets of a rotation", async () => {
+    // Two secrets, as during a rotation: every message carries a signature by each.
+    rig = await pushRig({ bookings: 240, pageSize: 50, secrets: [testSecret(1), testSecret(2)] });
     const { rx, db } = rig;
     const { d } = await rig.daemon({ EVENTS_WEBHOOK_BATCH: "40" });
     await d.waitForLog(synced, "the start-up sync");
@@ -93,6 +94,7 @@ describe("events push through the daemon (SQLite)", () => {
     expect(await allTaken(rig)).toEqual(events);
     expect(liveStream(rx)).toEqual(events.map((e) => e.id));
     expect(rx.delivered().every((m) => m.events.length <= 40)).toBe(true);
+    expect(rx.requests.map((m) => m.verifiedBy)).toEqual(rx.requests.map(() => [0, 1]));
     const rows = await db.rows<SummaryRow>(
       "SELECT id, booking_type, created_at, booking_state, paid, total_amount FROM bookings",
     );

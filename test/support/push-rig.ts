@@ -39,9 +39,13 @@ export interface MirrorReader {
   close(): Promise<void>;
 }
 
-export async function pushRig(options: HarnessOptions & { dbUrl?: string } = {}): Promise<PushRig> {
+/** `dbUrl`: a PostgreSQL mirror instead of the SQLite file; `secrets`: the daemon's and receiver's. */
+export async function pushRig(
+  options: HarnessOptions & { dbUrl?: string; secrets?: string[] } = {},
+): Promise<PushRig> {
   const h = await harness(options);
-  const rx = await startWebhookReceiver({ secrets: [testSecret(1)] });
+  const secrets = options.secrets ?? [testSecret(1)];
+  const rx = await startWebhookReceiver({ secrets });
   const db = options.dbUrl ? await postgresReader(options.dbUrl) : sqliteReader(h.dbPath);
   const daemons: DaemonProcess[] = [];
   return {
@@ -55,7 +59,7 @@ export async function pushRig(options: HarnessOptions & { dbUrl?: string } = {})
           HTTP_PORT: String(port),
           SYNC_SCHEDULE: NEVER,
           EVENTS_WEBHOOK_URL: rx.url,
-          EVENTS_WEBHOOK_SECRET: testSecret(1),
+          EVENTS_WEBHOOK_SECRET: secrets.join(" "),
           ...(options.dbUrl ? { BOOKING_DB_URL: options.dbUrl } : {}),
           ...env,
         }),
