@@ -29,7 +29,13 @@ import os from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { timeFill } from "./events-daemon.js";
-import { type DeliveryResult, type LatencyRound, timeDelivery, timeLatency } from "./events-delivery.js";
+import {
+  type DeliveryResult,
+  type LatencyRound,
+  timeDelivery,
+  timeLatency,
+  timeRunAlone,
+} from "./events-delivery.js";
 import { createDatabase, pingPostgres, postgresBinDir, startThrowawayPostgres } from "./postgres-server.js";
 import { startSimulatorProcess } from "./simulator-process.js";
 
@@ -87,7 +93,8 @@ function printDelivery(label: string, r: DeliveryResult): void {
   );
   console.log(
     `  daemon RSS during delivery: min ${r.rssMin.toFixed(0)} MB, max ${r.rssMax.toFixed(0)} MB` +
-      ` (${r.rssSamples} samples; memory flat is the target), peak ${r.peakRssMb.toFixed(0)} MB, CPU ${r.cpuS.toFixed(1)} s;` +
+      ` (${r.rssSamples} samples; each quarter's max ${r.rssQuarters.map((m) => m.toFixed(0)).join(", ")} MB;` +
+      ` memory flat is the target), peak ${r.peakRssMb.toFixed(0)} MB, CPU ${r.cpuS.toFixed(1)} s;` +
       ` ids missing ${r.gaps}, signatures refused ${r.rejected}`,
   );
 }
@@ -175,6 +182,11 @@ async function main(): Promise<void> {
       timeoutMs,
     );
     printDelivery("delivery, live cold fill (SQLite)", live);
+    const alone = await timeRunAlone(sim.url, join(dir, "alone.db"), join(dir, "run-alone.log"), timeoutMs);
+    console.log(
+      `  run's first sync (the cold fill) with the webhook ${s(live.syncMs)}, without ${s(alone)}` +
+        ` (${(live.syncMs / alone).toFixed(2)}x); the last event ${s(live.afterSyncMs)} after that sync ended`,
+    );
     if (values.postgres) await postgresFigure(sim.url, dir, bookings, timeoutMs);
     const latencyRounds = whole("latency-rounds", values["latency-rounds"], 1);
     const latency = await timeLatency(

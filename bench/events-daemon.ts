@@ -46,17 +46,22 @@ export async function timeFill(
   return ms;
 }
 
-/** `booking-sync run` posting events to `webhookUrl`; `extra` adds settings (e.g. SYNC_SCHEDULE). */
+/**
+ * `booking-sync run` posting events to `webhookUrl` (no webhook when undefined); `extra` adds
+ * settings (e.g. SYNC_SCHEDULE).
+ */
 export function startRun(
   apiUrl: string,
   mirror: Mirror,
-  webhookUrl: string,
+  webhookUrl: string | undefined,
   logPath: string,
   extra: Record<string, string> = {},
 ): ChildProcess {
   const log = openSync(logPath, "w");
+  const webhook: Record<string, string> =
+    webhookUrl === undefined ? {} : { EVENTS_WEBHOOK_URL: webhookUrl, EVENTS_WEBHOOK_SECRET: SECRET };
   const daemon = spawn(process.execPath, [...launcherFlags(), CLI, "run"], {
-    env: env(apiUrl, mirror, { EVENTS_WEBHOOK_URL: webhookUrl, EVENTS_WEBHOOK_SECRET: SECRET, ...extra }),
+    env: env(apiUrl, mirror, { ...webhook, ...extra }),
     stdio: ["ignore", log, log],
   });
   closeSync(log);
@@ -98,4 +103,14 @@ export async function waitFor(
     tick();
     await sleep(everyMs);
   }
+}
+
+/** The daemon's first `sync finished` line in its log: when it was written (epoch ms) and the run's ms. */
+export function firstSync(logPath: string): { endAt: number; ms: number } | undefined {
+  const line = readFileSync(logPath, "utf8")
+    .split("\n")
+    .find((l) => l.includes('"msg":"sync finished"'));
+  if (line === undefined) return undefined;
+  const { time, durationMs } = JSON.parse(line) as { time: number; durationMs: number };
+  return { endAt: time, ms: durationMs };
 }

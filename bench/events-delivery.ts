@@ -6,7 +6,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { startSimulator } from "../dist/simulator/index.js";
 import { stop, usageOf } from "./cold-start.js";
-import { type Mirror, rssMb, SECRET, startRun, waitFor } from "./events-daemon.js";
+import { firstSync, type Mirror, rssMb, SECRET, startRun, waitFor } from "./events-daemon.js";
 import { startEventsReceiver } from "./events-receiver.js";
 
 /** How often the daemon's RSS is read during delivery, ms. */
@@ -24,8 +24,13 @@ export interface DeliveryResult {
   rssMin: number;
   rssMax: number;
   rssSamples: number;
+  /** The highest sample of each quarter of the delivery, MB: flat when the last is no higher than the first. */
+  rssQuarters: number[];
   peakRssMb: number;
   cpuS: number;
+  /** The daemon's first sync (its own figure, from its log), and its end to the last event, ms. */
+  syncMs: number;
+  afterSyncMs: number;
 }
 
 /**
@@ -51,10 +56,14 @@ export async function timeDelivery(
     samples.push(rssMb(daemon.pid as number));
   };
   try {
-    await waitFor(daemon, logPath, () => rx.highest >= expected, timeoutMs, `event ${expected}`, sample, 20);
+    const done = () => rx.highest >= expected && firstSync(logPath) !== undefined;
+    await waitFor(daemon, logPath, done, timeoutMs, `event ${expected}`, sample, 20);
     const usage = usageOf(daemon.pid as number);
     const first = rx.firstAt as number;
+    const sync = firstSync(logPath) as { endAt: number; ms: number };
     return {
+      syncMs: sync.ms,
+      afterSyncMs: performance.timeOrigin + (rx.lastAt as number) - sync.endAt,
       startMs: first - started,
       deliverMs: (rx.lastAt as number) - first,
       messages: rx.messages,
@@ -64,6 +73,11 @@ export async function timeDelivery(
       rssMin: Math.min(...samples),
       rssMax: Math.max(...samples),
       rssSamples: samples.length,
+      rssQuarters: [0, 1, 2, 3].map((q) =>
+        Math.max(
+          ...samples.slice(Math.floor((q * samples.length) / 4), Math.floor(((q + 1) * samples.length) / 4)),
+        ),
+      ),
       peakRssMb: usage.peakRssMb,
       cpuS: usage.cpuS,
     };
@@ -134,5 +148,29 @@ export async function timeLatency(
     await stop(daemon);
     await rx.close();
     await sim.close();
+  }
+}
+
+/** `run` on `mirror` without a webhook: its first sync's ms, from its log; then SIGTERM. */
+export async function timeRunAlone(
+  apiUrl: string,
+  mirror: Mirror,
+  logPath: string,
+  timeoutMs: number,
+): Promise<number> {
+  const daemon = startRun(apiUrl, mirror, undefined, logPath);
+  try {
+    await waitFor(
+      daemon,
+      logPath,
+      () => firstSync(logPath) !== undefined,
+      timeoutMs,
+      "its first sync",
+      () => {},
+      200,
+    );
+    return (firstSync(logPath) as { ms: number }).ms;
+  } finally {
+    await stop(daemon);
   }
 }
