@@ -4,6 +4,7 @@ import { describeEnvironment } from "../config/config.js";
 import { PACKAGE_VERSION } from "../version.js";
 import { registerAdoptSource } from "./adopt-source.js";
 import { registerBackfill } from "./backfill.js";
+import { registerEvents } from "./events.js";
 import { registerLabels } from "./labels.js";
 import { registerMigrate } from "./migrate.js";
 import { EXIT, reportError } from "./output.js";
@@ -41,6 +42,7 @@ export function buildProgram(): Command {
   registerLabels(program);
   registerSimulate(program);
   registerStatus(program);
+  registerEvents(program);
   return program;
 }
 

@@ -9,7 +9,7 @@ export function registerRun(program: Command): void {
   withSyncOptions(withApiOptions(program.command("run")), "after each sync,")
     .description(
       "sync on a schedule until SIGTERM (a first sync at once), serving a status page at GET /, " +
-        "GET /healthz, /readyz, /metrics and POST /sync; waits while another process holds the database",
+        "GET /healthz, /readyz, /metrics, /events and POST /sync; waits while another process holds the database",
     )
     .option("--schedule <cron>", "when to sync, e.g. '*/5 * * * *' (SYNC_SCHEDULE)")
     .option(

@@ -1,14 +1,14 @@
 /** The daemon's HTTP endpoint (status page, health, metrics, on-demand sync): plain node:http. */
-import { createHash, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import type { Registry } from "prom-client";
-import { isLoopbackHost } from "../config/transport.js";
 import { wrapError } from "../errors.js";
 import type { StatusPageData } from "../store/daily.js";
 import type { Clock, Logger } from "../sync/ports.js";
 import { errorText } from "./error-text.js";
+import { type EventsEndpointOptions, eventsHandler } from "./events-http.js";
 import type { HealthStatus } from "./health.js";
+import { bearerMatches, sendJson, tokenGuard } from "./http-common.js";
 import type { TriggerResult } from "./scheduler.js";
 import { ReadTimeoutError, sharedRead } from "./shared-read.js";
 import { renderStatusPage, STATUS_PAGE_HEADERS } from "./status-page.js";
@@ -35,6 +35,8 @@ export interface HttpServerOptions {
   statusPageTimeoutMs?: number | undefined;
   /** When set, POST /sync requires it as a bearer token; else see `triggerGuard`. */
   triggerToken?: string | undefined;
+  /** What GET /events serves; without it GET /events is 404. */
+  events?: EventsEndpointOptions | undefined;
   /** Time for readiness; default the system clock. */
   clock?: Clock;
   logger: Logger;
@@ -46,10 +48,7 @@ export type HttpServerHandle = Awaited<ReturnType<typeof startHttpServer>>;
 type Handler = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
 
 /** How POST /sync is guarded: by the trigger token when set; without one, open only on loopback, else refused. */
-export function triggerGuard(host: string, token: string | undefined): "token" | "open" | "refused" {
-  if (token !== undefined) return "token";
-  return isLoopbackHost(host) ? "open" : "refused";
-}
+export const triggerGuard = tokenGuard;
 
 /** Why POST /sync is refused on `host`, for the 403 body and the start-up warning. */
 export function triggerRefusal(host: string): string {
@@ -58,7 +57,9 @@ export function triggerRefusal(host: string): string {
 
 /** Starts listening; rejects (with the address in the message) when the port cannot be bound. */
 export async function startHttpServer(options: HttpServerOptions) {
-  const routes = buildRoutes(options);
+  // Aborted by close(): a long poll answers at once instead of holding the stop.
+  const stopping = new AbortController();
+  const routes = buildRoutes(options, stopping.signal);
   const server = createServer((req, res) => {
     const started = Date.now();
     res.on("finish", () => {
@@ -85,6 +86,7 @@ export async function startHttpServer(options: HttpServerOptions) {
     port,
     /** Stops accepting, closes idle keep-alive connections, resolves when the last request ended. */
     close(): Promise<void> {
+      stopping.abort();
       closing ??= new Promise<void>((resolve, reject) => {
         server.close((err) => (err ? reject(err) : resolve()));
         closeIdle();
@@ -119,7 +121,7 @@ function trackIdleSockets(server: Server): () => void {
   };
 }
 
-function buildRoutes(options: HttpServerOptions): Map<string, Map<string, Handler>> {
+function buildRoutes(options: HttpServerOptions, stopping: AbortSignal): Map<string, Map<string, Handler>> {
   const clock = options.clock ?? { now: () => new Date() };
   const healthz: Handler = (_req, res) => sendJson(res, 200, { status: "ok" });
   const readyz: Handler = async (_req, res) => {
@@ -150,6 +152,8 @@ function buildRoutes(options: HttpServerOptions): Map<string, Map<string, Handle
     ["/metrics", get(metrics)],
     ["/sync", new Map([["POST", sync]])],
   ]);
+  if (options.events)
+    routes.set("/events", new Map([["GET", eventsHandler(options.events, options.host, stopping)]]));
   if (options.statusPage) {
     const read = sharedRead(options.statusPage, {
       clock,
@@ -207,24 +211,4 @@ async function dispatch(
     if (!res.headersSent) sendJson(res, 500, { error: "internal error" });
     else res.destroy();
   }
-}
-
-function sendJson(
-  res: ServerResponse,
-  status: number,
-  body: unknown,
-  headers: Record<string, string> = {},
-): void {
-  res.writeHead(status, { "content-type": "application/json", "cache-control": "no-store", ...headers });
-  res.end(JSON.stringify(body));
-}
-
-/** Compares the bearer token in constant time; hashing first hides the token's length. */
-function bearerMatches(header: string | undefined, token: string): boolean {
-  const match = /^Bearer +(.+)$/i.exec(header ?? "");
-  const given = createHash("sha256")
-    .update(match?.[1] ?? "")
-    .digest();
-  const wanted = createHash("sha256").update(token).digest();
-  return timingSafeEqual(given, wanted) && match !== null;
 }

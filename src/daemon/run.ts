@@ -7,8 +7,10 @@ import { type Config, syncSettings } from "../config/config.js";
 import { streamName } from "../sync/feed/walk.js";
 import { errorText } from "./error-text.js";
 import { createEventSink } from "./event-sink.js";
+import { eventsRefusal } from "./events-http.js";
 import { createHealth, fillReadiness } from "./health.js";
 import { startHttpServer, triggerGuard, triggerRefusal } from "./http.js";
+import { tokenGuard } from "./http-common.js";
 import { createRunner } from "./runner.js";
 import { createScheduler, schedulePeriodSeconds } from "./scheduler.js";
 import { installShutdown } from "./shutdown.js";
@@ -85,6 +87,12 @@ async function assemble(config: Config, app: DaemonApp, onFatal: (error: Error) 
           trigger: () => scheduler.trigger(),
           statusPage: () => app.store.readStatusPage(app.clock.now()),
           triggerToken: config.triggerToken,
+          events: {
+            store: app.store.events,
+            token: config.eventsToken,
+            notifier: app.events,
+            clock: app.clock,
+          },
           clock: app.clock,
           logger: app.logger,
         });
@@ -132,12 +140,15 @@ function launch(parts: Parts, fatal: { stop: (error: Error) => void }): Daemon {
 function logStart({ config, app, health, http }: Parts): void {
   const trigger = http ? triggerGuard(config.httpHost, config.triggerToken) : "off";
   if (trigger === "refused") app.logger.warn({ host: config.httpHost }, triggerRefusal(config.httpHost));
+  const pull = http ? tokenGuard(config.httpHost, config.eventsToken) : "off";
+  if (pull === "refused") app.logger.warn({ host: config.httpHost }, eventsRefusal(config.httpHost));
   app.logger.info(
     {
       schedule: config.schedule,
       reconcileSchedule: config.reconcileSchedule ?? "off",
       http: http?.url ?? "off",
       trigger,
+      events: pull,
       readyMaxAgeSeconds: health.status(app.clock.now()).maxAgeSeconds,
       details: config.details,
       db: app.store.location,
