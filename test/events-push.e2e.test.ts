@@ -6,6 +6,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { http } from "./support/daemon-process.js";
+import { runCli } from "./support/harness.js";
 import { freshPostgresDatabase, postgresAvailable } from "./support/postgres.js";
 import {
   allTaken,
@@ -125,7 +126,7 @@ describe("events push through the daemon (SQLite)", () => {
 });
 
 describe("events replay through the daemon", () => {
-  it("re-delivers exactly the range asked, as new messages carrying the same events, before newer live ones", async () => {
+  it("`events replay` re-delivers exactly the range asked, as new messages carrying the same events, before newer live ones", async () => {
     rig = await pushRig({ bookings: 120, pageSize: 50 });
     const { rx, db, h } = rig;
     const { d, url } = await rig.daemon({ EVENTS_WEBHOOK_BATCH: "20" });
@@ -134,11 +135,13 @@ describe("events replay through the daemon", () => {
     const liveIds = new Set(rx.requests.map((r) => r.id));
     const original = new Map(rx.delivered().flatMap((m) => m.events.map((e) => [e.id, e] as const)));
 
-    // Another process asks; the daemon sees it by its idle poll. (`events replay` on the CLI records
-    // the same row, once it is routed.) Its first message fails once: new live events committed
-    // meanwhile must wait for the replay.
+    // The CLI asks, in another process: the daemon sees it by its idle poll. The replay's first
+    // message fails once: new live events committed meanwhile must wait for the replay.
     rx.answer({ status: 500 }, {});
-    const replay = await h.store.events.requestReplay(30, 75, new Date().toISOString());
+    const asked = await runCli(["events", "replay", "--from", "30", "--to", "75"], h.env());
+    expect(asked.code, asked.stderr).toBe(0);
+    const replay = Number(/^replay (\d+) queued: events 30 to 75;/.exec(asked.stdout)?.[1]);
+    expect(replay).toBeGreaterThan(0);
     const replayed = () => rx.delivered().filter((m) => m.id.endsWith(`_replay${replay}`));
     await receiverUntil(rx, () => rx.requests.some((r) => r.id.includes("_replay")), "the replay's start");
     h.sim.insert(4);
