@@ -2,6 +2,7 @@
  * A receiver that is down, failing or slow, against the real daemon (the build, as a subprocess):
  * syncs go on as if it were well, and it gets everything once it is. Run `npm run build` first.
  */
+import fs from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { http, type LogLine } from "./support/daemon-process.js";
 import {
@@ -16,13 +17,16 @@ import {
   synced,
   terminate,
 } from "./support/push-rig.js";
-import type { Received } from "./support/webhook-receiver.js";
+import { type Received, testSecret } from "./support/webhook-receiver.js";
 
 let rig: PushRig | undefined;
 afterEach(async () => {
   await rig?.close();
   rig = undefined;
 });
+
+const PATH_KEY = "rx-path-key-5c1e9";
+const readIfThere = (file: string) => (fs.existsSync(file) ? fs.readFileSync(file).toString("latin1") : "");
 
 const deliveryFailed = (l: LogLine) => String(l.msg).startsWith("webhook delivery failed");
 
@@ -69,7 +73,11 @@ describe("events push to a receiver that is not well", () => {
     const { rx, db, h } = rig;
     // Two failures (backoff), then a request held open well past the syncs below.
     rx.answer({ status: 500 }, { status: 500 }, { delayMs: 60_000 }, {});
-    const { d, url } = await rig.daemon({ EVENTS_WEBHOOK_BATCH: "1000" });
+    // A URL may carry the receiver's own token: only its origin may ever show.
+    const { d, url } = await rig.daemon({
+      EVENTS_WEBHOOK_BATCH: "1000",
+      EVENTS_WEBHOOK_URL: `${rx.url}?key=${PATH_KEY}`,
+    });
     await d.waitForLog(synced, "the start-up sync");
     await rx.waitForRequests(2);
     await d.waitForLog(deliveryFailed, "a failed delivery");
@@ -99,6 +107,13 @@ describe("events push to a receiver that is not well", () => {
     // Stopping does not wait for the receiver either: the attempt is cut off, the message kept.
     expect(await terminate(d)).toBe(0);
     expect(await pending(db)).toEqual({ message_id: held.id, attempts: 2 });
+    // Neither the secret nor the URL's path and query in the log, the status or the database.
+    const stored = fs.readFileSync(h.dbPath).toString("latin1") + readIfThere(`${h.dbPath}-wal`);
+    for (const text of [d.stderr(), stored, JSON.stringify(await db.rows("SELECT * FROM event_delivery"))]) {
+      expect(text).not.toContain(PATH_KEY);
+      expect(text).not.toContain("/hooks/bookings");
+      expect(text).not.toContain(testSecret(1));
+    }
     rx.answer();
     await nextDaemonResends(rig, held, (await rig.daemon({ EVENTS_WEBHOOK_BATCH: "7" })).d);
   });
