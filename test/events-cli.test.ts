@@ -5,6 +5,7 @@
  */
 import type { ChildProcess } from "node:child_process";
 import { afterEach, expect, it } from "vitest";
+import { servedEvent } from "../src/events/message.js";
 import { runCli } from "./support/harness.js";
 import { type MirrorHarness, mirrorHarness } from "./support/mirror-harness.js";
 import { type Backend, type BackendKind, describeBackends } from "./support/postgres.js";
@@ -32,11 +33,13 @@ describeBackends("booking-sync events", (backend) => {
     h = mirror;
     const env = dbEnv(backend.kind, location);
     const cli = (args: string[], onSpawn?: (child: ChildProcess) => void) => runCli(args, env, onSpawn);
-    /** Every event as served, by the rule of the design: `{"id":<id>,` + the stored JSON after its `{`. */
+    /** Every event as served, read from the table by SQL and served by the one rule (`servedEvent`). */
     const served = async () =>
       (
-        await mirror.query<{ id: number; data: string }>("SELECT id, data FROM booking_events ORDER BY id")
-      ).map((r) => `{"id":${Number(r.id)},${r.data.slice(1)}`);
+        await mirror.query<{ id: number; type: string; booking_id: string; at: string; data: string }>(
+          "SELECT id, type, booking_id, at, data FROM booking_events ORDER BY id",
+        )
+      ).map((r) => servedEvent({ ...r, id: Number(r.id), bookingId: r.booking_id }));
     return { h: mirror, cli, served };
   }
 

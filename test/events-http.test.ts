@@ -12,6 +12,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createHealth } from "../src/daemon/health.js";
 import { type HttpServerHandle, startHttpServer } from "../src/daemon/http.js";
 import { createMetrics } from "../src/daemon/metrics.js";
+import { servedEvent } from "../src/events/message.js";
 import type { Logger } from "../src/sync/ports.js";
 import { type DaemonProcess, freePort, http, spawnDaemon } from "./support/daemon-process.js";
 import { fixedClock } from "./support/fakes.js";
@@ -68,7 +69,7 @@ describe("GET /events: a page", () => {
     const served = (from: number, to: number) =>
       store.rows
         .filter((r) => r.id >= from && r.id <= to)
-        .map((r) => `{"id":${r.id},${r.data.slice(1)}`)
+        .map(servedEvent)
         .join(",");
     const first = await get();
     expect(first.status).toBe(200);

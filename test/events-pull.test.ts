@@ -5,6 +5,7 @@
  */
 import { setImmediate as settle } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
+import { servedEvent } from "../src/events/message.js";
 import { EVENT_POLL_MS, readPage, waitForEvents } from "../src/events/pull.js";
 import { fixedClock } from "./support/fakes.js";
 import { memoryEventStore, watchedNotifier } from "./support/memory-event-store.js";
@@ -32,7 +33,7 @@ describe("readPage", () => {
     const store = memoryEventStore();
     store.append({ bookingId: "B-1" }, { type: "booking.changed", bookingId: "B-\u001b2" }, {});
     const page = await readPage(store, 0, 2);
-    expect(page.events).toEqual(store.rows.slice(0, 2).map((r) => `{"id":${r.id},${r.data.slice(1)}`));
+    expect(page.events).toEqual(store.rows.slice(0, 2).map(servedEvent));
     expect(JSON.parse(page.events[1] ?? "")).toEqual({
       id: 2,
       type: "booking.changed",

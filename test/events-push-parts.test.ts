@@ -43,11 +43,23 @@ describe("retryDelay", () => {
 
 describe("webhook message", () => {
   const events = [
-    { id: 7, at: "2026-11-27T10:00:00.000Z", data: '{"type":"booking.created","bookingId":"B-1"}' },
-    { id: 9, at: "2026-11-27T10:00:01.000Z", data: '{"type":"booking.changed","bookingId":"B-2"}' },
+    {
+      id: 7,
+      type: "booking.created",
+      bookingId: "B-1",
+      at: "2026-11-27T10:00:00.000Z",
+      data: '{"booking":{"paid":true}}',
+    },
+    {
+      id: 9,
+      type: "booking.changed",
+      bookingId: 'B-"2',
+      at: "2026-11-27T10:00:01.000Z",
+      data: '{"booking":{"paid":false},"changes":[{"field":"paid","old":"1","new":"0"}]}',
+    },
   ];
 
-  it("has fixed bytes, its events served with their ids, the last event's time as its timestamp", () => {
+  it("has fixed bytes, its events served with their columns first, the last event's time as its timestamp", () => {
     const message = buildMessage(events, null);
     expect(message).toEqual({
       id: "msg_7_9",
@@ -56,7 +68,9 @@ describe("webhook message", () => {
       replay: null,
       body:
         '{"type":"booking.events","timestamp":"2026-11-27T10:00:01.000Z","data":{"events":[' +
-        '{"id":7,"type":"booking.created","bookingId":"B-1"},{"id":9,"type":"booking.changed","bookingId":"B-2"}]}}',
+        '{"id":7,"type":"booking.created","bookingId":"B-1","at":"2026-11-27T10:00:00.000Z","booking":{"paid":true}},' +
+        '{"id":9,"type":"booking.changed","bookingId":"B-\\"2","at":"2026-11-27T10:00:01.000Z",' +
+        '"booking":{"paid":false},"changes":[{"field":"paid","old":"1","new":"0"}]}]}}',
     });
     expect(buildMessage(events, null)).toEqual(message);
     expect(JSON.parse(message.body).data.events.map((e: { id: number }) => e.id)).toEqual([7, 9]);

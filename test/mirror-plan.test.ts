@@ -204,4 +204,17 @@ describe("planPage", () => {
     );
     expect(p.changes).toEqual([["a", "total_amount", "10", "12.5", AT]]);
   });
+
+  it("builds events only when recording: the rest of the plan is the same either way", () => {
+    const rows = [row(FEED, "a", { total_amount: 12.5 }, '{"v":2}'), row(FEED, "b", {}, '{"v":1}')];
+    const before = new Map([stored("a", { json: '{"v":1}', total_amount: 10 })]);
+    const on = planPage(FEED, rows, (r) => r, before, AT);
+    const off = planPage(FEED, rows, (r) => r, before, AT, false);
+    expect(on.events.map(([type, id, at, data]) => [type, id, at, JSON.parse(data).changes])).toEqual([
+      ["booking.changed", "a", AT, [{ field: "total_amount", old: "10", new: "12.5" }]],
+      ["booking.created", "b", AT, undefined],
+    ]);
+    expect(off.events).toEqual([]);
+    expect({ ...off, events: on.events }).toEqual(on);
+  });
 });

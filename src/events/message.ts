@@ -12,9 +12,15 @@ export interface Message extends PendingMessage {
   body: string;
 }
 
-/** An event as consumers see it, pulled or pushed: `{"id":<id>,` then the stored JSON after its `{`. */
+/**
+ * An event as consumers see it, pulled or pushed: its columns in front (id, type, bookingId, at),
+ * then the stored JSON after its `{` (booking, and changes for a change). The one place the bytes
+ * are built, so pull and push cannot differ.
+ */
 export function servedEvent(event: StoredEvent): string {
-  return `{"id":${event.id},${event.data.slice(1)}`;
+  const { id, type, bookingId, at, data } = event;
+  const head = `{"id":${id},"type":${JSON.stringify(type)},"bookingId":${JSON.stringify(bookingId)},"at":${JSON.stringify(at)}`;
+  return data === "{}" ? `${head}}` : `${head},${data.slice(1)}`;
 }
 
 /** The `webhook-id`: `msg_<first>_<last>` live, `msg_<first>_<last>_replay<id>` for a replay. */

@@ -5,11 +5,15 @@
  */
 import type { Awaitable } from "../sync/ports.js";
 
-/** An event as stored: its id and its JSON without the id (starts `{"type":`). */
+/** An event as stored: its columns, and as JSON what is not a column (`events/message.ts` serves it). */
 export interface StoredEvent {
   id: number;
+  /** `booking.created`, `booking.changed`, `booking.missing` or `booking.back`. */
+  type: string;
+  bookingId: string;
   /** When the mirror observed it (ISO 8601 UTC). */
   at: string;
+  /** `{"booking":…}`, with `"changes":[…]` after it for a change. */
   data: string;
 }
 

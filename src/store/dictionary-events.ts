@@ -17,8 +17,9 @@ const bookingEvents = described(schema.bookingEvents, {
     at: worker(`When the worker observed it (the page's read time), ${UTC}.`),
     runId: worker("The run that saw it (`sync_runs.id`), when known."),
     data: worker(
-      "The event as JSON without its id: type, booking id, time, the booking's summary and, for a change, " +
-        "each field's old and new value as `booking_changes` records them.",
+      "The event's JSON besides its columns: `{\"booking\":…}`, the booking's summary, and for a change " +
+        '`"changes":[…]` after it, each field\'s old and new value as `booking_changes` records them. ' +
+        'Served as `{"id":…,"type":…,"bookingId":…,"at":…,` then this JSON after its `{`.',
     ),
   },
 });

@@ -129,13 +129,23 @@ export function eventStore(snapshot: Snapshot, write: WriteRows, d: Dialect): Ev
 
   return {
     readEvents: (after, limit, to) =>
-      read<StoredEvent>(
+      read<Record<string, string>>(
         // bigint: a consumer may ask after any whole number, past PostgreSQL's 32-bit integer too.
-        `SELECT id, at, data FROM booking_events
+        `SELECT id, type, booking_id, at, data FROM booking_events
           WHERE id > CAST(? AS bigint) AND (CAST(? AS bigint) IS NULL OR id <= CAST(? AS bigint))
           ORDER BY id LIMIT CAST(? AS integer)`,
         [after, to ?? null, to ?? null, limit],
-      ).then((rows) => rows.map((r) => ({ id: Number(r.id), at: r.at, data: r.data }))),
+      ).then((rows) =>
+        rows.map(
+          (r): StoredEvent => ({
+            id: Number(r.id),
+            type: String(r.type),
+            bookingId: String(r.booking_id),
+            at: String(r.at),
+            data: String(r.data),
+          }),
+        ),
+      ),
     lastEventId: async () =>
       Number(
         (await read<{ id: number }>("SELECT coalesce(max(id), 0) AS id FROM booking_events"))[0]?.id ?? 0,

@@ -2,6 +2,7 @@
  * A real mirror on either backend as the events stream sees it: events made the way production
  * makes them (feed pages of new bookings, each committed), and SQL beside it on another connection.
  */
+import { servedEvent } from "../../src/events/message.js";
 import type { EventStore, StoredEvent } from "../../src/events/ports.js";
 import type { OpenOptions } from "../../src/store/open.js";
 import type { Mirror } from "../../src/store/store.js";
@@ -70,10 +71,7 @@ export interface Served {
   booking: Record<string, unknown>;
   changes?: Array<{ field: string; old: string | null; new: string | null }>;
 }
-export const parsed = (e: StoredEvent): Served => ({
-  id: e.id,
-  ...(JSON.parse(e.data) as Omit<Served, "id">),
-});
+export const parsed = (e: StoredEvent): Served => JSON.parse(servedEvent(e)) as Served;
 
 /** The summary an event of booking `bookingId` must carry: the mirror's columns as committed. */
 export async function summaryOf(query: Query, bookingId: string) {

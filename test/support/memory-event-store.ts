@@ -46,12 +46,9 @@ export function memoryEventStore(): MemoryEventStore {
       return events.map((e) => {
         const id = nextId++;
         const at = e.at ?? new Date(Date.UTC(2026, 10, 27, 10, 0, 0, id)).toISOString();
-        const data = JSON.stringify({
-          type: e.type ?? "booking.created",
-          bookingId: e.bookingId ?? `B-${id}`,
-          at,
-        });
-        rows.push({ id, at, data });
+        // No booking: served as the columns alone, `{"id":…,"type":…,"bookingId":…,"at":…}`.
+        const type = e.type ?? "booking.created";
+        rows.push({ id, type, bookingId: e.bookingId ?? `B-${id}`, at, data: "{}" });
         return id;
       });
     },

@@ -1,14 +1,15 @@
 /**
  * The booking events a write makes (`booking_events`, the outbox the events stream reads), derived
  * from the same comparison that writes `booking_changes` (plan.ts), so an event never says what
- * the history does not. An event's JSON is built here once, without its id (the database gives
- * it), and served as stored: the same row always reads as the same bytes.
+ * the history does not. Only what is not already a column of its row is JSON (`data`): the id,
+ * type, booking and time are put back in front when served (events/message.ts `servedEvent`), so
+ * the same row always reads as the same bytes.
  */
 import { SUMMARY_COLUMNS } from "../rows.js";
 
 export type EventType = "booking.created" | "booking.changed" | "booking.missing" | "booking.back";
 
-/** An event row before its id: type, booking, when observed, its JSON. */
+/** An event row before its id: type, booking, when observed, and `data`: its booking and changes as JSON. */
 export type EventRow = [type: EventType, bookingId: string, at: string, data: string];
 
 /**
@@ -40,7 +41,7 @@ export function summaryOf(
   return out;
 }
 
-/** An event's row; `changes` only for `booking.changed`. */
+/** An event's row; `changes` only for `booking.changed`. `data` is `{"booking":…}` or `{"booking":…,"changes":[…]}`. */
 export function eventRow(
   type: EventType,
   bookingId: string,
@@ -48,7 +49,7 @@ export function eventRow(
   booking: Record<string, unknown>,
   changes?: ReadonlyArray<readonly [field: string, old: string | null, now: string | null]>,
 ): EventRow {
-  const event: Record<string, unknown> = { type, bookingId, at, booking };
-  if (changes) event.changes = changes.map(([field, old, now]) => ({ field, old, new: now }));
-  return [type, bookingId, at, JSON.stringify(event)];
+  const data: Record<string, unknown> = { booking };
+  if (changes) data.changes = changes.map(([field, old, now]) => ({ field, old, new: now }));
+  return [type, bookingId, at, JSON.stringify(data)];
 }

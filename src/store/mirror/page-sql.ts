@@ -121,7 +121,7 @@ export function pageSql(d: Dialect) {
       const [view, sql] = viewOf(page);
       const values = valuesOf(page);
       const byId = new Map(stored.map((r) => [r.id, r]));
-      const plan = planPage<unknown>(view, page.rows, values, byId, page.syncedAt);
+      const plan = planPage<unknown>(view, page.rows, values, byId, page.syncedAt, o.events);
       const [head, tail] = UPSERTS[page.source];
       const rows = plan.writes.map(values);
       const out = s.inserts(`upsert:${page.source}`, head, rows, { tail, suffix: sql.extraValues(page) });

@@ -79,7 +79,8 @@ export type Plan<R> = ReturnType<typeof planPage<R>>;
 
 /**
  * Plans a page of `rows` (their values through `valuesOf`, laid out as `view` says) against `stored`,
- * the mirror's rows of the page's ids; `at` is when the page was read.
+ * the mirror's rows of the page's ids; `at` is when the page was read. Without `recording`, no
+ * event is built (`events` stays empty): a mirror that keeps none does not pay for them.
  */
 export function planPage<R>(
   view: View,
@@ -87,6 +88,7 @@ export function planPage<R>(
   valuesOf: (row: R) => readonly Param[],
   stored: ReadonlyMap<string, Stored>,
   at: string,
+  recording = true,
 ) {
   const known = new Map(stored);
   const writes = new Map<string, R>();
@@ -102,6 +104,7 @@ export function planPage<R>(
     const json = values[jsonAt] as string;
     const before = known.get(id);
     const event = (kind: EventType, changed?: Array<[string, string | null, string | null]>) => {
+      if (!recording) return;
       const booking = summaryOf(type ?? before?.bookingType, (_, i) => values[FIRST + i]);
       events.push(eventRow(kind, id, at, booking, changed));
     };
