@@ -153,7 +153,8 @@ describeBackends("events outbox", (backend) => {
   });
 
   it("reconcile's marks make one booking.missing a booking marked, and a page serving it again booking.back", async () => {
-    const { mirror, query } = await fresh();
+    let commits = 0;
+    const { mirror, query } = await fresh({ onCommit: () => void commits++ });
     await mirror.save(
       feedBatch(
         [1, 2, 3, 4].map((i) => okSummary(summaryRaw(i))),
@@ -162,9 +163,13 @@ describeBackends("events outbox", (backend) => {
     );
     const runId = await startRun(mirror, "reconcile", T2);
     await mirror.save(listBatch([okFull(fullRaw(1))], T2, { listedBy: runId }));
+    await mirror.flush();
     const last = await mirror.events.lastEventId();
+    const before = commits;
     const marked = await mirror.markUnlisted({ runId, startedAt: T2, at: T3 });
     expect(marked).toBe(3);
+    // Their commit wakes the waiters (a long poll, the delivery loop) as a page's does.
+    expect(commits).toBe(before + 1);
     const missing = await all(mirror, last);
     expect(missing).toHaveLength(marked);
     expect(missing.map((e) => [e.type, e.bookingId, e.at])).toEqual(

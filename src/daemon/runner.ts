@@ -164,7 +164,8 @@ export function createRunner(options: RunnerOptions) {
       throw err;
     } finally {
       current = undefined;
-      await options.afterRun?.();
+      // Only the lease holder prunes: a run that lost the lease leaves the stream to the new holder.
+      if (lease) await options.afterRun?.();
     }
   };
 

@@ -142,7 +142,10 @@ function assemble(
    */
   const afterPages = (write: Ask<unknown>) => {
     pages.flush();
-    return statements.ask(write, recordEvents);
+    const answer = statements.ask(write, recordEvents);
+    // Reconcile's marks commit events outside the batch: waiters hear of them as of a page's.
+    if (recordEvents && write.events) o.onCommit?.();
+    return answer;
   };
   /** Commits the saved pages first (a loss is the run's to report), then writes alone. */
   const writeOutsidePages: WriteRows = (sql, params) => {

@@ -85,7 +85,13 @@ function assemble(pool: Pool, location: string, first: Session, options: Postgre
   const recordEvents = options.events ?? true;
   const snapshot = postgresSnapshot(pool, location);
   const turn = <T>(read: Ask<T>) => session.turn((q) => askPostgres(q, read));
-  const afterPages = <T>(write: Ask<T>) => session.afterPages((q) => askPostgres(q, write, recordEvents));
+  const afterPages = <T>(write: Ask<T>) =>
+    session.afterPages(async (q) => {
+      const answer = await askPostgres(q, write, recordEvents);
+      // Reconcile's marks commit events outside the batch: waiters hear of them as of a page's.
+      if (recordEvents && write.events) options.onCommit?.();
+      return answer;
+    });
   const { personalData } = options;
   return {
     backend: "postgres",
