@@ -2,11 +2,17 @@
  * The webhook sink's state, replays and retention on both databases, through `mirror.events` and
  * checked through SQL on another connection: what the delivery loop relies on surviving a restart.
  */
-import { afterEach, expect, it } from "vitest";
+import Database from "better-sqlite3";
+import { afterEach, describe, expect, it } from "vitest";
 import type { DeliveryState } from "../src/events/ports.js";
+import { eventStore } from "../src/store/event-store.js";
+import { SQLITE } from "../src/store/mirror/dialect.js";
+import { openStore } from "../src/store/open.js";
+import { type Snapshot, sqliteSnapshot } from "../src/store/snapshot.js";
 import { type EventMirror, eventMirror } from "./support/event-mirror.js";
 import { INITIAL_DELIVERY } from "./support/memory-event-store.js";
 import { describeBackends } from "./support/postgres.js";
+import { feedBatch, okSummary, summaryRaw, tempDir } from "./support/store-fixtures.js";
 
 const JAN = "2026-01-01T00:00:00.000Z";
 const FEB = "2026-02-01T00:00:00.000Z";
@@ -141,5 +147,40 @@ describeBackends("events store: delivery state, replays, retention", (backend) =
     // A consumer may ask after any whole number, past what a 32-bit id holds too.
     expect(await m.events.readEvents(2 ** 40, 10)).toEqual([]);
     expect((await m.events.readEvents(0, 10, 2 ** 40)).map((e) => e.id)).toEqual([next]);
+  });
+});
+
+describe("events store: retention's cap beside the delivery loop (SQLite)", () => {
+  it("drops nothing and counts nothing when the loop delivered them while the cap was being judged", async () => {
+    const dir = tempDir();
+    try {
+      const file = dir.file();
+      const store = openStore(file, { batch: { pages: 1, ms: 1000 } });
+      const records = Array.from({ length: 30 }, (_, i) => okSummary(summaryRaw(i + 1)));
+      store.save(feedBatch(records, JAN));
+      store.flush();
+      const reader = new Database(file, { readonly: true });
+      const snapshot = sqliteSnapshot(reader, file);
+      let reads = 0;
+      // The delivery loop takes everything right after the cap read the cursor.
+      const racing: Snapshot = (read) =>
+        snapshot(read).then((rows) => {
+          if (++reads === 1) store.events.saveDelivery({ cursor: 30 });
+          return rows;
+        });
+      const events = eventStore(
+        racing,
+        (sql, params) => store.db.prepare(sql).all(...params) as never,
+        SQLITE,
+      );
+      expect(await events.pruneEvents(NOTHING_OLDER, 10, true, NOW)).toEqual({ pruned: 0, dropped: 0 });
+      const state = await store.events.readDelivery();
+      expect([state.cursor, state.dropped, state.droppedAt]).toEqual([30, 0, null]);
+      expect((await store.events.readEvents(0, 100)).length).toBe(30);
+      reader.close();
+      store.close();
+    } finally {
+      dir.cleanup();
+    }
   });
 });

@@ -193,24 +193,29 @@ export function eventStore(snapshot: Snapshot, write: WriteRows, d: Dialect): Ev
         const [state] = await read<{ cursor: number }>(`SELECT ${cursorOf} AS cursor`);
         const cursor = Number(state?.cursor ?? 0);
         const [cut] = await read<{ id: number }>(
-          "SELECT id FROM booking_events WHERE id > ? ORDER BY id DESC LIMIT 1 OFFSET CAST(? AS integer)",
+          "SELECT id FROM booking_events WHERE id > CAST(? AS bigint) ORDER BY id DESC LIMIT 1 OFFSET CAST(? AS integer)",
           [cursor, cap],
         );
         if (cut) {
-          const range = "id > CAST(? AS integer) AND id <= CAST(? AS integer)";
+          const range = "id > CAST(? AS bigint) AND id <= CAST(? AS bigint)";
           const [count] = await read<{ n: number }>(
             `SELECT count(*) AS n FROM booking_events WHERE ${range}`,
             [cursor, cut.id],
           );
-          dropped = Number(count?.n ?? 0);
-          await put(
+          // Only if the delivery loop has not moved the cursor since it was read: else what was
+          // counted may be delivered by now, and the next run judges again.
+          const moved = await put(
             `INSERT INTO event_delivery (name, cursor, dropped, dropped_at) VALUES (?, ?, ?, ?)
              ON CONFLICT (name) DO UPDATE SET ${assign("cursor")},
                dropped = event_delivery.dropped + excluded.dropped, dropped_at = excluded.dropped_at
+             WHERE event_delivery.cursor = CAST(? AS bigint)
              RETURNING name`,
-            [SINK, Number(cut.id), dropped, at],
+            [SINK, Number(cut.id), Number(count?.n ?? 0), at, cursor],
           );
-          await deleteWhere(range, [cursor, Number(cut.id)]);
+          if (moved.length > 0) {
+            dropped = Number(count?.n ?? 0);
+            await deleteWhere(range, [cursor, Number(cut.id)]);
+          }
         }
       }
       const pruned = await deleteWhere(delivered ? `at < ? AND id <= ${cursorOf}` : "at < ?", [before]);
