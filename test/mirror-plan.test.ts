@@ -217,4 +217,30 @@ describe("planPage", () => {
     expect(off.events).toEqual([]);
     expect({ ...off, events: on.events }).toEqual(on);
   });
+
+  it("says a missing booking is back with what the mirror keeps, not a stale copy's values", () => {
+    const p = plan(
+      LIST,
+      [
+        row(
+          LIST,
+          "a",
+          { remote_updated_at: "2026-01-01T00:00:00.000Z", booking_state: 1, paid: 0 },
+          '{"d":0}',
+        ),
+      ],
+      [
+        stored("a", {
+          json: '{"d":1}',
+          remote_updated_at: "2026-02-01T00:00:00.000Z",
+          missingSince: AT,
+          booking_state: 3,
+          paid: 1,
+        }),
+      ],
+    );
+    expect(p.events.map(([type, , , data]) => [type, JSON.parse(data).booking])).toEqual([
+      ["booking.back", expect.objectContaining({ bookingState: 3, paid: true })],
+    ]);
+  });
 });

@@ -103,13 +103,16 @@ export function planPage<R>(
     const type = (values[TYPE] ?? null) as string | null;
     const json = values[jsonAt] as string;
     const before = known.get(id);
+    const older = before !== undefined && stale(view, before, values);
     const event = (kind: EventType, changed?: Array<[string, string | null, string | null]>) => {
       if (!recording) return;
-      const booking = summaryOf(type ?? before?.bookingType, (_, i) => values[FIRST + i]);
-      events.push(eventRow(kind, id, at, booking, changed));
+      // A stale row is not written: the event tells what the mirror keeps, where the plan knows it.
+      const value = (column: string, i: number) =>
+        older && column in before ? before[column] : values[FIRST + i];
+      events.push(eventRow(kind, id, at, summaryOf(type ?? before?.bookingType, value), changed));
     };
     if (before?.missingSince) event("booking.back");
-    if (before && (stale(view, before, values) || sameRecordJson(before.json, json))) {
+    if (before && (older || sameRecordJson(before.json, json))) {
       counts.unchanged++;
       if (view.touches(before, type)) touched.add(id);
       known.set(id, { ...before, missingSince: null, bookingType: type ?? before.bookingType });
