@@ -1,6 +1,7 @@
 /**
  * The webhook delivery loop at its edges: secret rotation, redirects, plain http, a changed URL, a
- * failing store, a slow receiver, a stop mid-attempt. Real HTTP on 127.0.0.1, a test clock.
+ * failing store, a slow receiver, a stop mid-attempt, a receiver refusing big bodies (413) and a
+ * lowered batch. Real HTTP on 127.0.0.1, a test clock.
  */
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
@@ -8,10 +9,19 @@ import { ConfigError } from "../src/errors.js";
 import { startDelivery } from "../src/events/deliver.js";
 import { postMessage } from "../src/events/post.js";
 import { signer } from "../src/events/sign.js";
-import { deliveryLoop, realTimeClock, receiver } from "./support/delivery-harness.js";
+import { afterTest, deliveryLoop, realTimeClock, receiver } from "./support/delivery-harness.js";
 import { memoryLogger } from "./support/fakes.js";
 import { memoryEventStore } from "./support/memory-event-store.js";
-import { testSecret } from "./support/webhook-receiver.js";
+import { startWebhookReceiver, testSecret } from "./support/webhook-receiver.js";
+
+const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
+
+/** A receiver that answers 413 to a body over `maxBodyBytes`, as express.text's `limit` does. */
+async function cappedReceiver(maxBodyBytes: number) {
+  const rx = await startWebhookReceiver({ secrets: [testSecret(1)], maxBodyBytes });
+  afterTest(() => rx.close());
+  return rx;
+}
 
 /** Headers the receiver verifies, for a body sent by hand. */
 async function signedHeaders(body: string): Promise<Record<string, string>> {
@@ -194,5 +204,95 @@ describe("webhook delivery, edges", () => {
     expect(await store.readDelivery()).toMatchObject({ attempts: 0, pending: { id: "msg_1_1" } });
     loop.delivery.wake(); // harmless once stopped
     expect(loop.clock.pending()).toBe(0);
+  });
+
+  it("cuts a message refused as too large (413) in half until it fits: every event once, in order", async () => {
+    const store = memoryEventStore();
+    store.append(...range(1, 100).map(() => ({})));
+    const rx = await cappedReceiver(3000); // about 35 of these events
+    const loop = deliveryLoop(store, rx.url);
+    await loop.settled("idle");
+    expect(rx.eventIds()).toEqual(range(1, 100));
+    expect(rx.delivered().every((m) => Buffer.byteLength(m.body) <= 3000)).toBe(true);
+    expect(rx.requests.map((r) => [r.id, r.status])).toEqual([
+      ["msg_1_100", 413],
+      ["msg_1_50", 413],
+      ["msg_1_25", 204],
+      ["msg_26_100", 413],
+      ["msg_26_63", 413],
+      ["msg_26_44", 204],
+      ["msg_45_100", 413],
+      ["msg_45_72", 204],
+      ["msg_73_100", 204],
+    ]);
+    // Sent at once: a refusal by size is no reason to wait.
+    expect(loop.waits.filter((w) => w.why === "backoff")).toEqual([]);
+    const warnings = loop.logger.lines.filter((l) => l.level === "warn").map((l) => l.msg);
+    expect(warnings).toHaveLength(5);
+    expect(warnings[0]).toBe(
+      "webhook message msg_1_100 (100 events) is replaced by msg_1_50 (its first 50, the rest in later " +
+        `messages): the receiver answered HTTP 413 to its ${Buffer.byteLength(rx.requests[0]?.body ?? "")} ` +
+        "bytes, so it did not take it; raise the receiver's body limit to EVENTS_WEBHOOK_BATCH events " +
+        "(~300 bytes each) or lower EVENTS_WEBHOOK_BATCH",
+    );
+    const lastError = `the webhook at ${rx.origin} answered HTTP 413 Payload Too Large: request entity too large`;
+    expect(await store.readDelivery()).toMatchObject({ cursor: 100, pending: null, attempts: 0, lastError });
+
+    // A replay is cut the same way, its messages keeping their replay's ids.
+    await store.requestReplay(1, 60, new Date().toISOString());
+    loop.delivery.wake();
+    await loop.settled("idle");
+    expect(rx.eventIds().slice(100)).toEqual(range(1, 60));
+    const ids = rx.delivered().map((m) => m.id);
+    expect(ids.slice(4)).toEqual(["msg_1_30_replay1", "msg_31_60_replay1"]);
+  });
+
+  it("retries a single event refused as too large as any failure, and says the receiver refuses even one", async () => {
+    const store = memoryEventStore();
+    store.append({});
+    const rx = await cappedReceiver(50);
+    const loop = deliveryLoop(store, rx.url);
+    const backoff = await loop.settled("backoff");
+    expect(await store.readDelivery()).toMatchObject({ attempts: 1, pending: { id: "msg_1_1" }, cursor: 0 });
+    const bytes = Buffer.byteLength(rx.requests[0]?.body ?? "");
+    expect(loop.logger.lines.filter((l) => l.level === "warn").map((l) => l.msg)).toEqual([
+      `webhook delivery failed: the webhook at ${rx.origin} answered HTTP 413 Payload Too Large: request ` +
+        `entity too large; the receiver refuses even one event (${bytes} bytes): raise its body limit; ` +
+        `attempt 2 in ${Math.ceil(backoff.ms / 1000)} s`,
+    ]);
+    loop.clock.advance(backoff.ms);
+    await loop.settled("backoff");
+    expect(rx.requests.map((r) => [r.id, r.status])).toEqual([
+      ["msg_1_1", 413],
+      ["msg_1_1", 413],
+    ]);
+  });
+
+  it("rebuilds on start a pending message larger than a lowered EVENTS_WEBHOOK_BATCH, and warns why", async () => {
+    const store = memoryEventStore();
+    store.append(...range(1, 100).map(() => ({})));
+    const rx = await receiver();
+    rx.answer({ status: 500 });
+    const first = deliveryLoop(store, rx.url);
+    await first.settled("backoff");
+    await first.stop();
+    expect(await store.readDelivery()).toMatchObject({ attempts: 1, pending: { id: "msg_1_100" } });
+
+    rx.answer({});
+    const second = deliveryLoop(store, rx.url, { batch: 40 });
+    await second.settled("idle");
+    expect(rx.requests.map((r) => [r.id, r.status])).toEqual([
+      ["msg_1_100", 500],
+      ["msg_1_40", 204],
+      ["msg_41_80", 204],
+      ["msg_81_100", 204],
+    ]);
+    expect(rx.eventIds()).toEqual(range(1, 100));
+    expect(second.waits.filter((w) => w.why === "backoff")).toEqual([]); // a new message, a new backoff
+    expect(second.logger.lines.filter((l) => l.level === "warn").map((l) => l.msg)).toEqual([
+      "webhook message msg_1_100 (100 events) is replaced by msg_1_40 (its first 40, the rest in later " +
+        "messages): EVENTS_WEBHOOK_BATCH (40) is smaller than it; a receiver that had in fact taken " +
+        "msg_1_100 gets its events again under a new webhook-id (the same event ids, so it can tell)",
+    ]);
   });
 });

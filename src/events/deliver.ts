@@ -9,7 +9,7 @@ import { ConfigError } from "../errors.js";
 import type { Logger, TimerClock } from "../sync/ports.js";
 import { retryDelay } from "./backoff.js";
 import { MAX_BATCH, type Message } from "./message.js";
-import { nextMessage } from "./next-message.js";
+import { cutPending, nextMessage } from "./next-message.js";
 import type { DeliveryState, EventStore } from "./ports.js";
 import { type PostResult, postMessage, webhookUrlProblem } from "./post.js";
 import { type Signer, signer } from "./sign.js";
@@ -55,7 +55,8 @@ interface Ctx extends DeliveryOptions {
   endpoint: string;
   origin: string;
   random: () => number;
-  endpointChecked: boolean;
+  /** The checks made once a start (the endpoint, the pending message's size) are done. */
+  startChecked: boolean;
   woken: boolean;
   interrupt: (() => void) | undefined;
 }
@@ -80,7 +81,7 @@ export function startDelivery(options: DeliveryOptions): Delivery {
     endpoint: createHash("sha256").update(options.url).digest("hex"),
     origin: new URL(options.url).origin,
     random: options.random ?? Math.random,
-    endpointChecked: false,
+    startChecked: false,
     woken: false,
     interrupt: undefined,
   };
@@ -139,7 +140,10 @@ function pause(ctx: Ctx, wait: Wait): Promise<void> {
 /** One turn: sends the next message if one is due; returns how long to wait before the next turn. */
 async function step(ctx: Ctx): Promise<Wait> {
   let state = await ctx.store.readDelivery();
-  if (!ctx.endpointChecked) state = await checkEndpoint(ctx, state);
+  if (!ctx.startChecked) {
+    state = await checkPendingSize(ctx, await checkEndpoint(ctx, state));
+    ctx.startChecked = true;
+  }
   const due = state.nextAttemptAt ? Date.parse(state.nextAttemptAt) - ctx.clock.now().getTime() : 0;
   if (due > 0) return { ms: due, why: "backoff" };
   const chosen = await nextMessage(ctx.store, state, ctx.batch, ctx.clock.now().toISOString(), ctx.logger);
@@ -159,6 +163,7 @@ async function step(ctx: Ctx): Promise<Wait> {
     await delivered(ctx, message);
     return { ms: 0, why: "idle" };
   }
+  if (result.status === 413 && (await tooLarge(ctx, message, result))) return { ms: 0, why: "idle" };
   return failed(ctx, message, attempts + 1, result);
 }
 
@@ -201,9 +206,14 @@ async function failed(ctx: Ctx, message: Message, attempts: number, result: Post
     lastErrorAt: now.toISOString(),
     nextAttemptAt: new Date(now.getTime() + ms).toISOString(),
   });
+  // A 413 on a message of several events was cut in half instead (`tooLarge`).
+  const refused =
+    result.status === 413 && message.first === message.last
+      ? `; the receiver refuses even one event (${Buffer.byteLength(message.body)} bytes): raise its body limit`
+      : "";
   ctx.logger.warn(
     { webhookId: message.id, attempts, status: result.status, retryInMs: ms },
-    `webhook delivery failed: ${result.error}; attempt ${attempts + 1} in ${Math.ceil(ms / 1000)} s`,
+    `webhook delivery failed: ${result.error}${refused}; attempt ${attempts + 1} in ${Math.ceil(ms / 1000)} s`,
   );
   return { ms, why: "backoff" } satisfies Wait;
 }
@@ -224,6 +234,40 @@ async function checkEndpoint(ctx: Ctx, state: DeliveryState): Promise<DeliverySt
     await ctx.store.saveDelivery(change);
     state = { ...state, ...change };
   }
-  ctx.endpointChecked = true;
   return state;
+}
+
+/**
+ * A 413 proves the receiver did not take `message`: when it holds more than one event, its first
+ * half replaces it as the pending message, sent at once, and the rest follows. False when it holds
+ * one event (or its events are gone): then it is retried as any failure.
+ */
+async function tooLarge(ctx: Ctx, message: Message, result: PostResult & { ok: false }): Promise<boolean> {
+  const { cursor } = await ctx.store.readDelivery();
+  return cutPending(ctx.store, ctx.logger, {
+    pending: message,
+    cursor,
+    keep: (held) => Math.ceil(held / 2),
+    why:
+      `the receiver answered HTTP 413 to its ${Buffer.byteLength(message.body)} bytes, so it did not take it; ` +
+      "raise the receiver's body limit to EVENTS_WEBHOOK_BATCH events (~300 bytes each) or lower EVENTS_WEBHOOK_BATCH",
+    change: { lastError: result.error, lastErrorAt: ctx.clock.now().toISOString() },
+  });
+}
+
+/**
+ * An operator lowers `EVENTS_WEBHOOK_BATCH` to get past a receiver refusing big messages: a stored
+ * pending message larger than that is rebuilt at the batch size on start, instead of resent as is.
+ */
+async function checkPendingSize(ctx: Ctx, state: DeliveryState): Promise<DeliveryState> {
+  if (!state.pending) return state;
+  const cut = await cutPending(ctx.store, ctx.logger, {
+    pending: state.pending,
+    cursor: state.cursor,
+    keep: () => ctx.batch,
+    why:
+      `EVENTS_WEBHOOK_BATCH (${ctx.batch}) is smaller than it; a receiver that had in fact taken ` +
+      `${state.pending.id} gets its events again under a new webhook-id (the same event ids, so it can tell)`,
+  });
+  return cut ? ctx.store.readDelivery() : state;
 }

@@ -1,10 +1,11 @@
 /**
  * Which message the webhook gets next: the pending one (a retry sends exactly it), then the oldest
- * unfinished replay, then the live events after the cursor.
+ * unfinished replay, then the live events after the cursor. And the one exception to "a retry sends
+ * exactly it": `cutPending`, for a message the receiver cannot have taken.
  */
 import type { Logger } from "../sync/ports.js";
 import { buildMessage, MAX_BATCH, type Message } from "./message.js";
-import type { DeliveryState, EventStore, PendingMessage } from "./ports.js";
+import type { DeliveryState, EventStore, PendingMessage, StoredEvent } from "./ports.js";
 
 /** A message to send, and whether it is new (to be stored as pending before its first attempt). */
 export interface Chosen {
@@ -49,9 +50,62 @@ async function pendingMessage(
   pending: PendingMessage,
   cursor: number,
 ): Promise<Message | null> {
+  const events = await pendingEvents(store, pending, cursor);
+  return events ? { ...buildMessage(events, pending.replay), id: pending.id } : null;
+}
+
+/** The events of the stored pending message, or null when they are no longer all there. */
+async function pendingEvents(
+  store: EventStore,
+  pending: PendingMessage,
+  cursor: number,
+): Promise<StoredEvent[] | null> {
   // A live message the cap dropped (the cursor moved past it) is gone, whatever rows are left.
   if (pending.replay === null && cursor >= pending.last) return null;
   const events = await store.readEvents(pending.first - 1, MAX_BATCH, pending.last);
   if (events[0]?.id !== pending.first || events.at(-1)?.id !== pending.last) return null;
-  return { ...buildMessage(events, pending.replay), id: pending.id };
+  return events;
+}
+
+/** What `cutPending` is asked to do. */
+export interface CutRequest {
+  pending: PendingMessage;
+  /** The live cursor now. */
+  cursor: number;
+  /** How many of the pending message's `held` events the message replacing it keeps. */
+  keep: (held: number) => number;
+  /** Why, for the warning. */
+  why: string;
+  /** More of the sink's state to save with it (the answer that led here). */
+  change?: Partial<DeliveryState>;
+}
+
+/**
+ * Replaces the pending message by its first `keep(held)` events, a message of its own under a new
+ * webhook-id (`messageId(first, mid, replay)`) with a fresh backoff, and warns naming both ids, the
+ * sizes and `why`; the rest follows as later messages (from the cursor, or the replay's next id).
+ * False, changing nothing, when that keeps every event or its events are no longer all there.
+ * Only for a message the receiver cannot have taken (it answered 413), or when the operator lowered
+ * `EVENTS_WEBHOOK_BATCH` below it: every other retry resends exactly the stored message.
+ */
+export async function cutPending(store: EventStore, logger: Logger, request: CutRequest): Promise<boolean> {
+  const { pending } = request;
+  const events = await pendingEvents(store, pending, request.cursor);
+  const kept = events ? Math.max(1, Math.trunc(request.keep(events.length))) : 0;
+  if (!events || kept >= events.length) return false;
+  const { id, first, last, replay, body } = buildMessage(events.slice(0, kept), pending.replay);
+  const reset = { pending: { id, first, last, replay }, attempts: 0, nextAttemptAt: null };
+  await store.saveDelivery({ ...request.change, ...reset });
+  logger.warn(
+    {
+      webhookId: pending.id,
+      newWebhookId: id,
+      events: events.length,
+      newEvents: kept,
+      newBytes: Buffer.byteLength(body),
+    },
+    `webhook message ${pending.id} (${events.length} events) is replaced by ${id} (its first ${kept}, ` +
+      `the rest in later messages): ${request.why}`,
+  );
+  return true;
 }

@@ -75,6 +75,8 @@ export function testSecret(seed: number): string {
 
 export async function startWebhookReceiver(options: {
   secrets: readonly string[];
+  /** Answers 413 to a body larger than this, in bytes, whatever the script says (express.text's `limit`). */
+  maxBodyBytes?: number;
 }): Promise<WebhookReceiver> {
   const hooks = options.secrets.map((s) => new Webhook(s));
   const requests: Received[] = [];
@@ -95,7 +97,9 @@ export async function startWebhookReceiver(options: {
       arrivals.emit("request");
       return;
     }
-    const answer = script.length > 1 ? (script.shift() as Answer) : (script[0] as Answer);
+    const tooLarge = Buffer.byteLength(body) > (options.maxBodyBytes ?? Number.POSITIVE_INFINITY);
+    const scripted = () => (script.length > 1 ? (script.shift() as Answer) : (script[0] as Answer));
+    const answer = tooLarge ? { status: 413, body: "request entity too large" } : scripted();
     const status = answer.status ?? (answer.redirect ? 302 : 204);
     const events = eventsOf(body);
     const timestamp = Number(headers["webhook-timestamp"]);
