@@ -1,6 +1,7 @@
 /** `booking-sync sync`: one incremental sync, then exit. */
 import type { Command } from "commander";
 import { syncSettings } from "../config/config.js";
+import { applyRetention } from "../events/retention.js";
 import { runSync } from "../sync/run-sync.js";
 import { runAsWriter, withExitCode } from "./command.js";
 import { withApiOptions, withSyncOptions } from "./options.js";
@@ -22,6 +23,9 @@ function syncAction(flags: Record<string, unknown>): Promise<number> {
       { ...syncSettings(config), onProgress: (e) => view.update(e) },
     ).finally(() => view.stop());
     process.stdout.write(`${syncSummary(report)}\n`);
+    // A sync from cron keeps the stream's retention too (the daemon applies it after each run).
+    const retention = { ...config, webhook: config.eventsWebhookUrl !== undefined };
+    await applyRetention({ store: app.store.events, clock: app.clock, logger: app.logger }, retention);
     return exit(report, "the next `booking-sync sync` resumes where this one left off");
   });
 }

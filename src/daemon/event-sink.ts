@@ -1,14 +1,13 @@
 /**
  * The daemon's side of the events stream: the webhook delivery loop runs while this process holds
  * the writer lease (one sender, so the stored cursor has one writer), woken by each commit; and
- * retention is applied after each run, saying loudly when undelivered events had to go.
+ * retention (events/retention.ts) is applied after each run.
  */
 import type { App } from "../app.js";
 import type { Config } from "../config/config.js";
 import { type Delivery, startDelivery } from "../events/deliver.js";
+import { applyRetention } from "../events/retention.js";
 import { parseSecrets } from "../events/sign.js";
-
-const DAY_MS = 86_400_000;
 
 export interface EventSink {
   /** The writer lease was taken (true) or lost or given up (false). */
@@ -57,27 +56,8 @@ export function createEventSink(
       });
       running = { controller, delivery, unsubscribe: app.events.subscribe(() => delivery.wake()) };
     },
-    async prune() {
-      const now = clock.now();
-      const before = new Date(now.getTime() - config.eventsRetentionDays * DAY_MS).toISOString();
-      try {
-        const { pruned, dropped } = await store.events.pruneEvents(
-          before,
-          config.eventsMaxUndelivered,
-          url !== undefined,
-          now.toISOString(),
-        );
-        if (dropped > 0)
-          logger.warn(
-            { dropped, cap: config.eventsMaxUndelivered },
-            `dropped the ${dropped} oldest undelivered events: more than EVENTS_MAX_UNDELIVERED were waiting for the webhook`,
-          );
-        if (pruned > 0)
-          logger.debug({ pruned, before }, "pruned delivered events past EVENTS_RETENTION_DAYS");
-      } catch (err) {
-        logger.warn({ err }, "could not prune the events stream; tried again after the next run");
-      }
-    },
+    prune: () =>
+      applyRetention({ store: store.events, clock, logger }, { ...config, webhook: url !== undefined }),
     stop,
   };
 }
