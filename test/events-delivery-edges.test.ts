@@ -12,6 +12,7 @@ import { signer } from "../src/events/sign.js";
 import { afterTest, deliveryLoop, realTimeClock, receiver } from "./support/delivery-harness.js";
 import { memoryLogger } from "./support/fakes.js";
 import { memoryEventStore } from "./support/memory-event-store.js";
+import { untagged } from "./support/webhook-ids.js";
 import { startWebhookReceiver, testSecret } from "./support/webhook-receiver.js";
 
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
@@ -57,7 +58,9 @@ describe("webhook delivery, edges", () => {
     const stranger = await receiver([testSecret(9)]);
     const loop = deliveryLoop(store, stranger.url);
     await loop.settled("backoff");
-    expect(stranger.rejected).toEqual([{ id: "msg_1_1", reason: "secret 0: No matching signature found" }]);
+    expect(stranger.rejected.map((r) => ({ ...r, id: untagged(r.id ?? "") }))).toEqual([
+      { id: "msg_1_1", reason: "secret 0: No matching signature found" },
+    ]);
     expect((await store.readDelivery()).lastError).toContain("HTTP 401");
   });
 
@@ -162,9 +165,11 @@ describe("webhook delivery, edges", () => {
     expect((await store.readDelivery()).lastError).toMatch(/could not be reached: Timeout .* \(ETIMEDOUT\)$/);
     loop.clock.advance(backoff.ms);
     await loop.settled("idle");
+    const id = rx.requests[0]?.id;
+    expect(untagged(id ?? "")).toBe("msg_1_1");
     expect(rx.requests.map((r) => [r.id, r.status])).toEqual([
-      ["msg_1_1", undefined],
-      ["msg_1_1", 204],
+      [id, undefined],
+      [id, 204],
     ]);
   });
 
@@ -201,7 +206,8 @@ describe("webhook delivery, edges", () => {
     const started = performance.now();
     await loop.stop();
     expect(performance.now() - started).toBeLessThan(2000);
-    expect(await store.readDelivery()).toMatchObject({ attempts: 0, pending: { id: "msg_1_1" } });
+    expect(await store.readDelivery()).toMatchObject({ attempts: 0, pending: { id: rx.requests[0]?.id } });
+    expect(untagged(rx.requests[0]?.id ?? "")).toBe("msg_1_1");
     loop.delivery.wake(); // harmless once stopped
     expect(loop.clock.pending()).toBe(0);
   });
@@ -214,7 +220,7 @@ describe("webhook delivery, edges", () => {
     await loop.settled("idle");
     expect(rx.eventIds()).toEqual(range(1, 100));
     expect(rx.delivered().every((m) => Buffer.byteLength(m.body) <= 3000)).toBe(true);
-    expect(rx.requests.map((r) => [r.id, r.status])).toEqual([
+    expect(rx.requests.map((r) => [untagged(r.id), r.status])).toEqual([
       ["msg_1_100", 413],
       ["msg_1_50", 413],
       ["msg_1_25", 204],
@@ -229,8 +235,10 @@ describe("webhook delivery, edges", () => {
     expect(loop.waits.filter((w) => w.why === "backoff")).toEqual([]);
     const warnings = loop.logger.lines.filter((l) => l.level === "warn").map((l) => l.msg);
     expect(warnings).toHaveLength(5);
+    // Each cut is a new message: a new webhook-id, never one sent before.
+    expect(new Set(rx.requests.map((r) => r.id)).size).toBe(9);
     expect(warnings[0]).toBe(
-      "webhook message msg_1_100 (100 events) is replaced by msg_1_50 (its first 50, the rest in later " +
+      `webhook message ${rx.requests[0]?.id} (100 events) is replaced by ${rx.requests[1]?.id} (its first 50, the rest in later ` +
         `messages): the receiver answered HTTP 413 to its ${Buffer.byteLength(rx.requests[0]?.body ?? "")} ` +
         "bytes, so it did not take it; raise the receiver's body limit to EVENTS_WEBHOOK_BATCH events " +
         "(~300 bytes each) or lower EVENTS_WEBHOOK_BATCH",
@@ -243,7 +251,7 @@ describe("webhook delivery, edges", () => {
     loop.delivery.wake();
     await loop.settled("idle");
     expect(rx.eventIds().slice(100)).toEqual(range(1, 60));
-    const ids = rx.delivered().map((m) => m.id);
+    const ids = rx.delivered().map((m) => untagged(m.id));
     expect(ids.slice(4)).toEqual(["msg_1_30_replay1", "msg_31_60_replay1"]);
   });
 
@@ -253,7 +261,9 @@ describe("webhook delivery, edges", () => {
     const rx = await cappedReceiver(50);
     const loop = deliveryLoop(store, rx.url);
     const backoff = await loop.settled("backoff");
-    expect(await store.readDelivery()).toMatchObject({ attempts: 1, pending: { id: "msg_1_1" }, cursor: 0 });
+    const id = rx.requests[0]?.id;
+    expect(untagged(id ?? "")).toBe("msg_1_1");
+    expect(await store.readDelivery()).toMatchObject({ attempts: 1, pending: { id }, cursor: 0 });
     const bytes = Buffer.byteLength(rx.requests[0]?.body ?? "");
     expect(loop.logger.lines.filter((l) => l.level === "warn").map((l) => l.msg)).toEqual([
       `webhook delivery failed: the webhook at ${rx.origin} answered HTTP 413 Payload Too Large: request ` +
@@ -263,8 +273,8 @@ describe("webhook delivery, edges", () => {
     loop.clock.advance(backoff.ms);
     await loop.settled("backoff");
     expect(rx.requests.map((r) => [r.id, r.status])).toEqual([
-      ["msg_1_1", 413],
-      ["msg_1_1", 413],
+      [id, 413],
+      [id, 413],
     ]);
   });
 
@@ -276,23 +286,26 @@ describe("webhook delivery, edges", () => {
     const first = deliveryLoop(store, rx.url);
     await first.settled("backoff");
     await first.stop();
-    expect(await store.readDelivery()).toMatchObject({ attempts: 1, pending: { id: "msg_1_100" } });
+    const stored = rx.requests[0]?.id;
+    expect(untagged(stored ?? "")).toBe("msg_1_100");
+    expect(await store.readDelivery()).toMatchObject({ attempts: 1, pending: { id: stored } });
 
     rx.answer({});
     const second = deliveryLoop(store, rx.url, { batch: 40 });
     await second.settled("idle");
-    expect(rx.requests.map((r) => [r.id, r.status])).toEqual([
+    expect(rx.requests.map((r) => [untagged(r.id), r.status])).toEqual([
       ["msg_1_100", 500],
       ["msg_1_40", 204],
       ["msg_41_80", 204],
       ["msg_81_100", 204],
     ]);
     expect(rx.eventIds()).toEqual(range(1, 100));
+    expect(new Set(rx.requests.map((r) => r.id)).size).toBe(4);
     expect(second.waits.filter((w) => w.why === "backoff")).toEqual([]); // a new message, a new backoff
     expect(second.logger.lines.filter((l) => l.level === "warn").map((l) => l.msg)).toEqual([
-      "webhook message msg_1_100 (100 events) is replaced by msg_1_40 (its first 40, the rest in later " +
+      `webhook message ${stored} (100 events) is replaced by ${rx.requests[1]?.id} (its first 40, the rest in later ` +
         "messages): EVENTS_WEBHOOK_BATCH (40) is smaller than it; a receiver that had in fact taken " +
-        "msg_1_100 gets its events again under a new webhook-id (the same event ids, so it can tell)",
+        `${stored} gets its events again under a new webhook-id (the same event ids, so it can tell)`,
     ]);
   });
 });

@@ -6,12 +6,13 @@
  */
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { buildMessage } from "../src/events/message.js";
+import { messageBody } from "../src/events/message.js";
 import type { EventStore } from "../src/events/ports.js";
 import { afterTest, deliveryLoop, receiver } from "./support/delivery-harness.js";
 import { eventMirror } from "./support/event-mirror.js";
 import { memoryEventStore } from "./support/memory-event-store.js";
 import { type Backend, describeBackends } from "./support/postgres.js";
+import { untagged } from "./support/webhook-ids.js";
 
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
 const counts = (ids: string[]) => new Map(ids.map((id) => [id, ids.filter((x) => x === id).length]));
@@ -39,8 +40,8 @@ describeBackends("webhook delivery", (backend) => {
     const loop = deliveryLoop(store, rx.url);
 
     await loop.settled("idle");
-    expect(rx.delivered().map((m) => m.id)).toEqual(["msg_1_100", "msg_101_200", "msg_201_250"]);
-    expect(rx.delivered()[0]?.body).toBe(buildMessage(await store.readEvents(0, 100), null).body);
+    expect(rx.delivered().map((m) => untagged(m.id))).toEqual(["msg_1_100", "msg_101_200", "msg_201_250"]);
+    expect(rx.delivered()[0]?.body).toBe(messageBody(await store.readEvents(0, 100)));
     const state = await store.readDelivery();
     expect(state).toMatchObject({ cursor: 250, pending: null, attempts: 0, lastError: null });
     expect(state.endpoint).toBe(createHash("sha256").update(rx.url).digest("hex"));
@@ -55,7 +56,7 @@ describeBackends("webhook delivery", (backend) => {
     expect(
       rx
         .delivered()
-        .map((m) => m.id)
+        .map((m) => untagged(m.id))
         .slice(3),
     ).toEqual(["msg_251_253", "msg_254_255"]);
     expect(rx.eventIds()).toEqual(range(1, 255));
@@ -70,7 +71,9 @@ describeBackends("webhook delivery", (backend) => {
     rx.answer({ delayMs: 60_000 }); // answers long after the loop is killed
     const first = deliveryLoop(store, rx.url);
     await rx.waitForRequests(1);
-    expect((await store.readDelivery()).pending).toEqual({ id: "msg_1_5", first: 1, last: 5, replay: null });
+    const id = rx.requests[0]?.id as string;
+    expect(untagged(id)).toBe("msg_1_5");
+    expect((await store.readDelivery()).pending).toEqual({ id, first: 1, last: 5, replay: null });
     await first.stop();
     // A stop is not the receiver's fault: no failed attempt is counted.
     expect(await store.readDelivery()).toMatchObject({ attempts: 0, lastError: null, cursor: 0 });
@@ -82,7 +85,7 @@ describeBackends("webhook delivery", (backend) => {
     expect(backoff.ms).toBeGreaterThanOrEqual(500);
     expect(backoff.ms).toBeLessThanOrEqual(1000);
     const failed = await store.readDelivery();
-    expect(failed).toMatchObject({ attempts: 1, cursor: 0, pending: { id: "msg_1_5" } });
+    expect(failed).toMatchObject({ attempts: 1, cursor: 0, pending: { id } });
     expect(failed.lastError).toBe(
       `the webhook at ${rx.origin} answered HTTP 500 Internal Server Error: database is down`,
     );
@@ -90,12 +93,13 @@ describeBackends("webhook delivery", (backend) => {
 
     second.clock.advance(backoff.ms);
     await second.settled("idle");
-    expect(rx.requests.map((r) => [r.id, r.status])).toEqual([
-      ["msg_1_5", undefined], // the killed attempt: never answered
-      ["msg_1_5", 500],
-      ["msg_1_5", 204],
-      ["msg_6_7", 204],
+    // The same id, tag and all, each time: the stored id, not a new one per attempt or per start.
+    expect(rx.requests.map((r) => [r.id, r.status]).slice(0, 3)).toEqual([
+      [id, undefined], // the killed attempt: never answered
+      [id, 500],
+      [id, 204],
     ]);
+    expect(untagged(rx.requests[3]?.id ?? "")).toBe("msg_6_7");
     expect(new Set(rx.requests.slice(0, 3).map((r) => r.body)).size).toBe(1);
     expect(rx.eventIds()).toEqual(range(1, 7));
     expect(await store.readDelivery()).toMatchObject({ cursor: 7, attempts: 0, pending: null });
@@ -120,7 +124,8 @@ describeBackends("webhook delivery", (backend) => {
     loop.delivery.wake();
     expect((await loop.settled("backoff")).ms).toBe(backoffs.at(-1));
     const down = await store.readDelivery();
-    expect(down).toMatchObject({ attempts: 6, cursor: 10, pending: { id: "msg_11_17" } });
+    expect(down).toMatchObject({ attempts: 6, cursor: 10 });
+    expect(untagged(down.pending?.id ?? "")).toBe("msg_11_17");
     expect(down.lastError).toContain("ECONNREFUSED");
     // Exponential with jitter in [50%, 100%]: 1 s, 2 s, 4 s, ...
     backoffs.forEach((ms, i) => {
@@ -131,7 +136,8 @@ describeBackends("webhook delivery", (backend) => {
     await rx.up();
     loop.clock.advance(backoffs.at(-1) as number);
     await loop.settled("idle");
-    expect(rx.delivered().map((m) => m.id)).toEqual(["msg_1_10", "msg_11_17", "msg_18_52"]);
+    expect(rx.delivered().map((m) => untagged(m.id))).toEqual(["msg_1_10", "msg_11_17", "msg_18_52"]);
+    expect(rx.delivered()[1]?.id).toBe(down.pending?.id);
     expect(rx.eventIds()).toEqual(range(1, 52));
     expect(await store.readDelivery()).toMatchObject({ cursor: 52, attempts: 0, nextAttemptAt: null });
   });
@@ -147,7 +153,7 @@ describeBackends("webhook delivery", (backend) => {
     await append(2);
     loop.clock.advance(backoff.ms);
     await loop.settled("idle");
-    expect(rx.delivered().map((m) => m.id)).toEqual([
+    expect(rx.delivered().map((m) => untagged(m.id))).toEqual([
       "msg_1_3",
       `msg_2_4_replay${replay}`,
       "msg_4_6",
@@ -208,6 +214,32 @@ describe("webhook delivery (in-memory store)", () => {
     expect(rx.eventIds()).toEqual([1, 2, 3]);
   });
 
+  it("gives a new mirror's first message a webhook-id the receiver has not seen, though its event ids are", async () => {
+    // A receiver deduplicating on webhook-id would drop the new mirror's events as seen.
+    const rx = await receiver();
+    for (const mirror of [1, 2]) {
+      const store = memoryEventStore();
+      store.append({}, {});
+      const loop = deliveryLoop(store, rx.url);
+      await loop.settled("idle");
+      await loop.stop();
+      expect(rx.delivered()).toHaveLength(mirror);
+    }
+    const [old, renewed] = rx.delivered().map((m) => m.id) as [string, string];
+    expect([untagged(old), untagged(renewed)]).toEqual(["msg_1_2", "msg_1_2"]);
+    expect(renewed).not.toBe(old);
+    expect(rx.eventIds()).toEqual([1, 2, 1, 2]);
+  });
+
+  it("takes the webhook-id's tag from its tag source", async () => {
+    const store = memoryEventStore();
+    store.append({});
+    const rx = await receiver();
+    const loop = deliveryLoop(store, rx.url, { tag: () => "0123abcd" });
+    await loop.settled("idle");
+    expect(rx.delivered().map((m) => m.id)).toEqual(["msg_1_1_0123abcd"]);
+  });
+
   it("does not resend a pending message whose events were dropped and pruned meanwhile, and says so", async () => {
     const store = memoryEventStore();
     store.append(...range(1, 5).map(() => ({})));
@@ -231,9 +263,10 @@ async function sentAfterDrop(store: EventStore, drop: (at: string) => Promise<vo
   await drop(loop.clock.now().toISOString());
   loop.clock.advance(backoff.ms);
   await loop.settled("idle");
-  expect(rx.delivered().map((m) => m.id)).toEqual(["msg_4_5"]);
+  expect(untagged(rx.requests[0]?.id ?? "")).toBe("msg_1_5");
+  expect(rx.delivered().map((m) => untagged(m.id))).toEqual(["msg_4_5"]);
   expect(loop.logger.lines.filter((l) => l.level === "warn").map((l) => l.msg)).toContain(
-    "webhook message msg_1_5 cannot be sent again as it was: events of its range were pruned or " +
+    `webhook message ${rx.requests[0]?.id} cannot be sent again as it was: events of its range were pruned or ` +
       "dropped since; what is left of it goes in a new message",
   );
   expect(await store.readDelivery()).toMatchObject({ cursor: 5, dropped: 3, pending: null });

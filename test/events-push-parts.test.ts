@@ -3,7 +3,7 @@ import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
 import { ConfigError } from "../src/errors.js";
 import { retryDelay } from "../src/events/backoff.js";
-import { buildMessage, messageId } from "../src/events/message.js";
+import { buildMessage, messageId, randomTag } from "../src/events/message.js";
 import { webhookUrlProblem } from "../src/events/post.js";
 import { parseSecrets, signer } from "../src/events/sign.js";
 import { testSecret } from "./support/webhook-receiver.js";
@@ -60,9 +60,9 @@ describe("webhook message", () => {
   ];
 
   it("has fixed bytes, its events served with their columns first, the last event's time as its timestamp", () => {
-    const message = buildMessage(events, null);
+    const message = buildMessage(events, null, "0a1b2c3d");
     expect(message).toEqual({
-      id: "msg_7_9",
+      id: "msg_7_9_0a1b2c3d",
       first: 7,
       last: 9,
       replay: null,
@@ -72,14 +72,20 @@ describe("webhook message", () => {
         '{"id":9,"type":"booking.changed","bookingId":"B-\\"2","at":"2026-11-27T10:00:01.000Z",' +
         '"booking":{"paid":false},"changes":[{"field":"paid","old":"1","new":"0"}]}]}}',
     });
-    expect(buildMessage(events, null)).toEqual(message);
+    expect(buildMessage(events, null, "0a1b2c3d")).toEqual(message);
     expect(JSON.parse(message.body).data.events.map((e: { id: number }) => e.id)).toEqual([7, 9]);
   });
 
   it("names a replay's message apart from the live one carrying the same events", () => {
-    expect(buildMessage(events, 3).id).toBe("msg_7_9_replay3");
-    expect(buildMessage(events, 3).body).toBe(buildMessage(events, null).body);
-    expect(messageId(1, 1, null)).toBe("msg_1_1");
+    expect(buildMessage(events, 3, "0a1b2c3d").id).toBe("msg_7_9_replay3_0a1b2c3d");
+    expect(buildMessage(events, 3, "0a1b2c3d").body).toBe(buildMessage(events, null, "0a1b2c3d").body);
+    expect(messageId(1, 1, null, "ffffffff")).toBe("msg_1_1_ffffffff");
+  });
+
+  it("tags a new message with 8 random hex characters: a new mirror's ids never repeat an old one's", () => {
+    const tags = Array.from({ length: 100 }, () => randomTag());
+    for (const tag of tags) expect(tag).toMatch(/^[0-9a-f]{8}$/);
+    expect(new Set(tags).size).toBe(100);
   });
 });
 

@@ -21,6 +21,7 @@ import {
   synced,
   terminate,
 } from "./support/push-rig.js";
+import { untagged } from "./support/webhook-ids.js";
 import { type Received, testSecret } from "./support/webhook-receiver.js";
 
 let rig: PushRig | undefined;
@@ -142,7 +143,7 @@ describe("events replay through the daemon", () => {
     expect(asked.code, asked.stderr).toBe(0);
     const replay = Number(/^replay (\d+) queued: events 30 to 75;/.exec(asked.stdout)?.[1]);
     expect(replay).toBeGreaterThan(0);
-    const replayed = () => rx.delivered().filter((m) => m.id.endsWith(`_replay${replay}`));
+    const replayed = () => rx.delivered().filter((m) => untagged(m.id).endsWith(`_replay${replay}`));
     await receiverUntil(rx, () => rx.requests.some((r) => r.id.includes("_replay")), "the replay's start");
     h.sim.insert(4);
     expect((await http(`${url}/sync`, { method: "POST" })).status).toBe(202);
@@ -150,7 +151,7 @@ describe("events replay through the daemon", () => {
     const events = await allTaken(rig);
 
     const messages = replayed();
-    expect(messages.map((m) => m.id)).toEqual(
+    expect(messages.map((m) => untagged(m.id))).toEqual(
       [30, 50, 70].map((first) => {
         const end = Math.min(first + 19, 75);
         return `msg_${first}_${end}_replay${replay}`;

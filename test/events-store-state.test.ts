@@ -38,7 +38,7 @@ describeBackends("events store: delivery state, replays, retention", (backend) =
   it("keeps the sink's state as written, a part at a time, the pending message set and cleared", async () => {
     const { events, query } = await fresh();
     expect(await events.readDelivery()).toEqual(INITIAL_DELIVERY);
-    const pending = { id: "msg_1_5", first: 1, last: 5, replay: null };
+    const pending = { id: "msg_1_5_0a1b2c3d", first: 1, last: 5, replay: null };
     const failing: Partial<DeliveryState> = {
       endpoint: "ab".repeat(32),
       pending,
@@ -53,9 +53,9 @@ describeBackends("events store: delivery state, replays, retention", (backend) =
     await events.saveDelivery({ attempts: 3 });
     state = { ...state, attempts: 3 };
     expect(await events.readDelivery()).toEqual(state);
-    await events.saveDelivery({ pending: { ...pending, id: "msg_2_4_replay7", replay: 7 } });
+    await events.saveDelivery({ pending: { ...pending, id: "msg_2_4_replay7_0a1b2c3d", replay: 7 } });
     expect((await events.readDelivery()).pending).toEqual({
-      id: "msg_2_4_replay7",
+      id: "msg_2_4_replay7_0a1b2c3d",
       first: 1,
       last: 5,
       replay: 7,

@@ -8,7 +8,7 @@ import { errorText } from "../daemon/error-text.js";
 import { ConfigError } from "../errors.js";
 import type { Logger, TimerClock } from "../sync/ports.js";
 import { retryDelay } from "./backoff.js";
-import { MAX_BATCH, type Message } from "./message.js";
+import { MAX_BATCH, type Message, randomTag, type TagSource } from "./message.js";
 import { cutPending, nextMessage } from "./next-message.js";
 import type { DeliveryState, EventStore } from "./ports.js";
 import { type PostResult, postMessage, webhookUrlProblem } from "./post.js";
@@ -38,6 +38,8 @@ export interface DeliveryOptions {
   timeoutMs?: number | undefined;
   /** Uniform in [0, 1), the backoff's jitter (default Math.random). */
   random?: (() => number) | undefined;
+  /** The random part of each new message's webhook-id, 8 hex chars (default `randomTag`, node:crypto). */
+  tag?: TagSource | undefined;
   /** Told each time the loop starts to wait, and for how long in ms: for tests and metrics. */
   onWait?: ((ms: number, why: WaitReason) => void) | undefined;
 }
@@ -55,6 +57,7 @@ interface Ctx extends DeliveryOptions {
   endpoint: string;
   origin: string;
   random: () => number;
+  tag: TagSource;
   /** The checks made once a start (the endpoint, the pending message's size) are done. */
   startChecked: boolean;
   woken: boolean;
@@ -81,6 +84,7 @@ export function startDelivery(options: DeliveryOptions): Delivery {
     endpoint: createHash("sha256").update(options.url).digest("hex"),
     origin: new URL(options.url).origin,
     random: options.random ?? Math.random,
+    tag: options.tag ?? randomTag,
     startChecked: false,
     woken: false,
     interrupt: undefined,
@@ -146,7 +150,8 @@ async function step(ctx: Ctx): Promise<Wait> {
   }
   const due = state.nextAttemptAt ? Date.parse(state.nextAttemptAt) - ctx.clock.now().getTime() : 0;
   if (due > 0) return { ms: due, why: "backoff" };
-  const chosen = await nextMessage(ctx.store, state, ctx.batch, ctx.clock.now().toISOString(), ctx.logger);
+  const now = ctx.clock.now().toISOString();
+  const chosen = await nextMessage(ctx.store, state, ctx.batch, now, ctx.logger, ctx.tag);
   if (!chosen) return { ms: IDLE_POLL_MS, why: "idle" };
   const { message } = chosen;
   let attempts = state.attempts;
@@ -252,6 +257,7 @@ async function tooLarge(ctx: Ctx, message: Message, result: PostResult & { ok: f
       `the receiver answered HTTP 413 to its ${Buffer.byteLength(message.body)} bytes, so it did not take it; ` +
       "raise the receiver's body limit to EVENTS_WEBHOOK_BATCH events (~300 bytes each) or lower EVENTS_WEBHOOK_BATCH",
     change: { lastError: result.error, lastErrorAt: ctx.clock.now().toISOString() },
+    tag: ctx.tag,
   });
 }
 
@@ -268,6 +274,7 @@ async function checkPendingSize(ctx: Ctx, state: DeliveryState): Promise<Deliver
     why:
       `EVENTS_WEBHOOK_BATCH (${ctx.batch}) is smaller than it; a receiver that had in fact taken ` +
       `${state.pending.id} gets its events again under a new webhook-id (the same event ids, so it can tell)`,
+    tag: ctx.tag,
   });
   return cut ? ctx.store.readDelivery() : state;
 }

@@ -4,7 +4,7 @@
  * exactly it": `cutPending`, for a message the receiver cannot have taken.
  */
 import type { Logger } from "../sync/ports.js";
-import { buildMessage, MAX_BATCH, type Message } from "./message.js";
+import { buildMessage, MAX_BATCH, type Message, messageBody, type TagSource } from "./message.js";
 import type { DeliveryState, EventStore, PendingMessage, StoredEvent } from "./ports.js";
 
 /** A message to send, and whether it is new (to be stored as pending before its first attempt). */
@@ -14,8 +14,9 @@ export interface Chosen {
 }
 
 /**
- * The next message for a sink in `state`, or null when nothing waits. Replays with nothing left in
- * their range (pruned since, or past the last event) are finished here, at `at` (ISO).
+ * The next message for a sink in `state`, or null when nothing waits; a new one gets its webhook-id's
+ * tag from `tag`. Replays with nothing left in their range (pruned since, or past the last event) are
+ * finished here, at `at` (ISO).
  */
 export async function nextMessage(
   store: EventStore,
@@ -23,6 +24,7 @@ export async function nextMessage(
   batch: number,
   at: string,
   logger: Logger,
+  tag: TagSource,
 ): Promise<Chosen | null> {
   if (state.pending) {
     const again = await pendingMessage(store, state.pending, state.cursor);
@@ -37,21 +39,26 @@ export async function nextMessage(
     const replay = await store.nextReplay();
     if (!replay) break;
     const events = await store.readEvents(replay.next - 1, batch, replay.to);
-    if (events.length > 0) return { message: buildMessage(events, replay.id), fresh: true };
+    if (events.length > 0) return { message: buildMessage(events, replay.id, tag()), fresh: true };
     await store.advanceReplay(replay.id, replay.to + 1, at, {});
   }
   const events = await store.readEvents(state.cursor, batch);
-  return events.length > 0 ? { message: buildMessage(events, null), fresh: true } : null;
+  return events.length > 0 ? { message: buildMessage(events, null, tag()), fresh: true } : null;
 }
 
-/** The stored pending message rebuilt byte for byte, or null when its events are no longer all there. */
+/**
+ * The stored pending message rebuilt byte for byte under its stored id, or null when its events are
+ * no longer all there.
+ */
 async function pendingMessage(
   store: EventStore,
   pending: PendingMessage,
   cursor: number,
 ): Promise<Message | null> {
   const events = await pendingEvents(store, pending, cursor);
-  return events ? { ...buildMessage(events, pending.replay), id: pending.id } : null;
+  if (!events) return null;
+  const { id, first, last, replay } = pending;
+  return { id, first, last, replay, body: messageBody(events) };
 }
 
 /** The events of the stored pending message, or null when they are no longer all there. */
@@ -78,11 +85,13 @@ export interface CutRequest {
   why: string;
   /** More of the sink's state to save with it (the answer that led here). */
   change?: Partial<DeliveryState>;
+  /** The tag of the new message's webhook-id: it is a new message. */
+  tag: TagSource;
 }
 
 /**
  * Replaces the pending message by its first `keep(held)` events, a message of its own under a new
- * webhook-id (`messageId(first, mid, replay)`) with a fresh backoff, and warns naming both ids, the
+ * webhook-id (`messageId(first, mid, replay, tag)`) with a fresh backoff, and warns naming both ids, the
  * sizes and `why`; the rest follows as later messages (from the cursor, or the replay's next id).
  * False, changing nothing, when that keeps every event or its events are no longer all there.
  * Only for a message the receiver cannot have taken (it answered 413), or when the operator lowered
@@ -93,7 +102,11 @@ export async function cutPending(store: EventStore, logger: Logger, request: Cut
   const events = await pendingEvents(store, pending, request.cursor);
   const kept = events ? Math.max(1, Math.trunc(request.keep(events.length))) : 0;
   if (!events || kept >= events.length) return false;
-  const { id, first, last, replay, body } = buildMessage(events.slice(0, kept), pending.replay);
+  const { id, first, last, replay, body } = buildMessage(
+    events.slice(0, kept),
+    pending.replay,
+    request.tag(),
+  );
   const reset = { pending: { id, first, last, replay }, attempts: 0, nextAttemptAt: null };
   await store.saveDelivery({ ...request.change, ...reset });
   logger.warn(
