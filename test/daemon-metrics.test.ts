@@ -158,7 +158,7 @@ describe("metrics", () => {
       },
     });
     const sink = { sink: "webhook" };
-    const delivered = ["delivered_id", "lag_events", "lag_seconds", "dropped_total"].map(
+    const delivered = ["delivered_id", "lag_events", "lag_seconds", "failed_attempts", "dropped_total"].map(
       (m) => `booking_sync_events_${m}`,
     );
     let f = await scrape(metrics);
@@ -171,7 +171,7 @@ describe("metrics", () => {
     events = { lastId: 120, oldest: { id: 1, at: "2026-03-01T09:00:00.000Z" }, delivery };
     f = await scrape(metrics);
     expect(reads).toBe(2);
-    expect(delivered.map((name) => sampleValue(f, name, sink))).toEqual([70, 50, 42, 40]);
+    expect(delivered.map((name) => sampleValue(f, name, sink))).toEqual([70, 50, 42, 3, 40]);
     // The counter is the database's total, not a sum of reads.
     f = await scrape(metrics);
     expect(sampleValue(f, "booking_sync_events_dropped_total", sink)).toBe(40);

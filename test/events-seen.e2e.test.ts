@@ -56,6 +56,7 @@ describeBackends("the events stream on the status page and /metrics", (backend) 
     // Seconds since event 1 was recorded, as of the scrape (status-backends checks it exactly).
     expect(failing.value("lag_seconds")).toBeLessThanOrEqual(Math.ceil(waited) + 1);
     expect(failing.value("dropped_total")).toBe(0);
+    expect(failing.value("failed_attempts")).toBeGreaterThanOrEqual(1);
     const [state] = await db.rows<{ last_error: string }>("SELECT last_error FROM event_delivery");
     expect(state?.last_error).toMatch(/500/);
     expect(figure(failing.page, "events-last-id")).toBe(count(last));
@@ -77,6 +78,7 @@ describeBackends("the events stream on the status page and /metrics", (backend) 
     expect(caught.value("delivered_id")).toBe(last);
     expect(caught.value("lag_events")).toBe(0);
     expect(caught.value("lag_seconds")).toBe(0);
+    expect(caught.value("failed_attempts")).toBe(0);
     expect(figure(caught.page, "events-cursor")).toBe(count(last));
     expect(figure(caught.page, "events-lag-events")).toBe("0");
     expect(figure(caught.page, "events-next-attempt")).toBeUndefined();

@@ -59,6 +59,11 @@ export function defineEventMetrics(registry: Registry, prefix: string, read: Rea
     (d) => d.lagSeconds,
   );
   sink(
+    "events_failed_attempts",
+    "Failed attempts at the message the webhook is being sent; 0 once a message is taken.",
+    (d) => d.attempts,
+  );
+  sink(
     "events_dropped_total",
     "Undelivered events dropped past EVENTS_MAX_UNDELIVERED, in all; read from the database (event_delivery.dropped), so it survives restarts.",
     (d) => d.dropped,
