@@ -18,7 +18,8 @@ export const SINK = "webhook";
 /** Rows one prune statement deletes at most: a first prune after weeks stays a series of small writes. */
 const PRUNE_CHUNK = 10_000;
 
-const INITIAL: DeliveryState = {
+/** The sink's state before its first write. */
+export const INITIAL_DELIVERY: DeliveryState = {
   endpoint: null,
   cursor: 0,
   pending: null,
@@ -69,7 +70,7 @@ function assignments(change: Partial<DeliveryState>): Array<[string, unknown]> {
 
 /** The sink's state from its `event_delivery` row (the initial state when there is none). */
 export function stateOf(row: Record<string, unknown> | undefined): DeliveryState {
-  if (!row) return { ...INITIAL };
+  if (!row) return { ...INITIAL_DELIVERY };
   const n = (v: unknown) => (v === null || v === undefined ? null : Number(v));
   const s = (v: unknown) => (v === null || v === undefined ? null : String(v));
   return {

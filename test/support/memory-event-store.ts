@@ -4,6 +4,7 @@
  */
 import { createEventNotifier, type EventNotifier } from "../../src/events/notifier.js";
 import type { DeliveryState, EventStore, Replay, StoredEvent } from "../../src/events/ports.js";
+import { INITIAL_DELIVERY } from "../../src/store/event-store.js";
 
 /** An event to add; what is left out gets a plain default. */
 export interface NewEvent {
@@ -21,18 +22,7 @@ export interface MemoryEventStore extends EventStore {
   readonly replays: ReadonlyArray<Replay & { requestedAt: string; finishedAt: string | null }>;
 }
 
-export const INITIAL_DELIVERY: DeliveryState = {
-  endpoint: null,
-  cursor: 0,
-  pending: null,
-  attempts: 0,
-  nextAttemptAt: null,
-  lastError: null,
-  lastErrorAt: null,
-  lastDeliveredAt: null,
-  dropped: 0,
-  droppedAt: null,
-};
+export { INITIAL_DELIVERY };
 
 export function memoryEventStore(): MemoryEventStore {
   const rows: StoredEvent[] = [];
