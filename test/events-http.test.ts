@@ -73,12 +73,16 @@ describe("GET /events: a page", () => {
         .join(",");
     const first = await get();
     expect(first.status).toBe(200);
-    expect(first.text).toBe(`{"events":[${served(1, 100)}],"last":100}`);
-    expect((await get("?after=100&limit=7")).text).toBe(`{"events":[${served(101, 107)}],"last":107}`);
-    expect((await get("?after=140&limit=1000")).text).toBe(`{"events":[${served(141, 150)}],"last":150}`);
+    expect(first.text).toBe(`{"events":[${served(1, 100)}],"last":100,"first":1}`);
+    expect((await get("?after=100&limit=7")).text).toBe(
+      `{"events":[${served(101, 107)}],"last":107,"first":1}`,
+    );
+    expect((await get("?after=140&limit=1000")).text).toBe(
+      `{"events":[${served(141, 150)}],"last":150,"first":1}`,
+    );
     // Past the end, and without a wait: at once, empty, `last` = after.
-    expect((await get("?after=150")).text).toBe(`{"events":[],"last":150}`);
-    expect((await get("?after=900&wait=0s")).text).toBe(`{"events":[],"last":900}`);
+    expect((await get("?after=150")).text).toBe(`{"events":[],"last":150,"first":1}`);
+    expect((await get("?after=900&wait=0s")).text).toBe(`{"events":[],"last":900,"first":1}`);
   });
 
   it.each([
@@ -189,7 +193,7 @@ describe("GET /events: the long poll", () => {
     const answer = get("?after=4&wait=2");
     await listening;
     clock.advance(2_000);
-    expect((await answer).text).toBe(`{"events":[],"last":4}`);
+    expect((await answer).text).toBe(`{"events":[],"last":4,"first":0}`);
     expect(clock.pending()).toBe(0);
   });
 
@@ -211,7 +215,7 @@ describe("GET /events: the long poll", () => {
     const answer = get("?after=0&wait=60s");
     await listening;
     await server.close();
-    expect((await answer).text).toBe(`{"events":[],"last":0}`);
+    expect((await answer).text).toBe(`{"events":[],"last":0,"first":0}`);
     expect(notifier.listening()).toBe(0);
   });
 });

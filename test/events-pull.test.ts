@@ -6,7 +6,7 @@
 import { setImmediate as settle } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { servedEvent } from "../src/events/message.js";
-import { EVENT_POLL_MS, readPage, waitForEvents } from "../src/events/pull.js";
+import { EVENT_POLL_MS, missedAfter, readPage, waitForEvents } from "../src/events/pull.js";
 import { fixedClock } from "./support/fakes.js";
 import { memoryEventStore, watchedNotifier } from "./support/memory-event-store.js";
 
@@ -44,14 +44,28 @@ describe("readPage", () => {
     expect(await readPage(store, 2, 100)).toEqual({
       events: [expect.stringMatching(/^\{"id":3,"type":/)],
       last: 3,
+      first: 1,
     });
   });
 
   it("answers an empty page with `last` = after, also past the end", async () => {
     const store = memoryEventStore();
-    expect(await readPage(store, 0, 100)).toEqual({ events: [], last: 0 });
+    expect(await readPage(store, 0, 100)).toEqual({ events: [], last: 0, first: 0 });
     store.append({});
-    expect(await readPage(store, 7, 100)).toEqual({ events: [], last: 7 });
+    expect(await readPage(store, 7, 100)).toEqual({ events: [], last: 7, first: 1 });
+  });
+
+  it("tells the oldest id kept, so a consumer behind retention knows what it missed", async () => {
+    const store = memoryEventStore();
+    store.append(...[1, 2, 3].map(() => ({ at: "2020-01-01T00:00:00.000Z" })), {}, {});
+    await store.pruneEvents("2021-01-01T00:00:00.000Z", 1000, false, "2026-11-27T00:00:00.000Z");
+    const page = await readPage(store, 0, 100);
+    expect([page.events.length, page.last, page.first]).toEqual([2, 5, 4]);
+    expect([missedAfter(0, page.first), missedAfter(3, page.first), missedAfter(5, 0)]).toEqual([
+      true,
+      false,
+      false,
+    ]);
   });
 });
 

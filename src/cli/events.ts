@@ -7,7 +7,7 @@ import { once } from "node:events";
 import type { Command } from "commander";
 import { ConfigError } from "../errors.js";
 import type { EventStore } from "../events/ports.js";
-import { PULL, readPage, waitForEvents, wholeNumber } from "../events/pull.js";
+import { missedAfter, PULL, readPage, waitForEvents, wholeNumber } from "../events/pull.js";
 import { escapeJsonControls } from "../printable.js";
 import type { TimerClock } from "../sync/ports.js";
 import { runAsReader, runAsWriter, withExitCode } from "./command.js";
@@ -92,9 +92,17 @@ async function printEvents(
 ): Promise<void> {
   let { after } = o;
   let left = o.limit ?? Number.POSITIVE_INFINITY;
+  let told = false;
   while (left > 0 && !o.signal.aborted) {
     const want = Math.min(PULL.maxLimit, left);
     const page = await readPage(store, after, want);
+    if (!told && missedAfter(after, page.first)) {
+      // Said on stderr, so the JSON lines on stdout stay a clean stream.
+      process.stderr.write(
+        `booking-sync: the events after ${after} up to ${page.first - 1} were pruned (EVENTS_RETENTION_DAYS) before this read; the oldest kept is ${page.first}\n`,
+      );
+    }
+    told = true;
     if (page.events.length > 0) await write(`${page.events.map(escapeJsonControls).join("\n")}\n`, o.signal);
     left -= page.events.length;
     after = page.last;

@@ -11,7 +11,7 @@ import { bearerMatches, sendJson, tokenGuard } from "./http-common.js";
 
 /** What GET /events reads and how it is guarded. */
 export interface EventsEndpointOptions {
-  store: Pick<EventStore, "readEvents" | "lastEventId">;
+  store: Pick<EventStore, "readEvents" | "lastEventId" | "firstEventId">;
   /** EVENTS_TOKEN (or the content of EVENTS_TOKEN_FILE): required as a bearer token when set. */
   token?: string | undefined;
   /** Wakes long polls when this process commits events; other writers are seen by a 1 s poll. */
@@ -68,7 +68,7 @@ export function eventsHandler(
     }
     res.writeHead(200, { "content-type": "application/json", "cache-control": "no-store" });
     // The stored bytes as they are: no parse, no re-serialization.
-    res.end(`{"events":[${page.events.join(",")}],"last":${page.last}}`);
+    res.end(`{"events":[${page.events.join(",")}],"last":${page.last},"first":${page.first}}`);
   };
 }
 

@@ -57,6 +57,8 @@ export interface EventStore {
   readEvents(after: number, limit: number, to?: number): Awaitable<StoredEvent[]>;
   /** The newest event's id, 0 when none. */
   lastEventId(): Awaitable<number>;
+  /** The oldest event kept's id (older ones were pruned), 0 when none. */
+  firstEventId(): Awaitable<number>;
   /** The webhook sink's state (the initial state when never written). */
   readDelivery(): Awaitable<DeliveryState>;
   /** Writes the parts of the sink's state given, committed before it resolves. */

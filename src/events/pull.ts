@@ -20,6 +20,8 @@ export interface EventPage {
   events: string[];
   /** The last event's id, or `after` when the page is empty. */
   last: number;
+  /** The oldest event kept's id (0 when none): events between `after` and it were pruned. */
+  first: number;
 }
 
 /** `text` as a whole number (an event id, a count), or undefined when it is not one. */
@@ -28,11 +30,22 @@ export function wholeNumber(text: string): number | undefined {
   return /^\d{1,15}$/.test(text) ? Number(text) : undefined;
 }
 
-/** The events after `after`, at most `limit` of them. */
-export async function readPage(store: Pick<EventStore, "readEvents">, after: number, limit: number) {
+/**
+ * The events after `after`, at most `limit` of them, and the oldest id kept: a consumer whose
+ * `after` is older than that missed what retention pruned, and is told rather than left to guess.
+ */
+export async function readPage(
+  store: Pick<EventStore, "readEvents" | "firstEventId">,
+  after: number,
+  limit: number,
+) {
   const rows = await store.readEvents(after, limit);
-  return { events: rows.map(servedEvent), last: rows.at(-1)?.id ?? after } satisfies EventPage;
+  const first = await store.firstEventId();
+  return { events: rows.map(servedEvent), last: rows.at(-1)?.id ?? after, first } satisfies EventPage;
 }
+
+/** Whether events after `after` were pruned before the consumer read them. */
+export const missedAfter = (after: number, first: number) => first > after + 1;
 
 export interface WaitOptions {
   store: Pick<EventStore, "lastEventId">;

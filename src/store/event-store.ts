@@ -147,6 +147,8 @@ export function eventStore(snapshot: Snapshot, write: WriteRows, d: Dialect): Ev
           }),
         ),
       ),
+    firstEventId: async () =>
+      Number((await read<{ id: number }>("SELECT coalesce(min(id), 0) AS id FROM booking_events"))[0]?.id ?? 0),
     lastEventId: async () =>
       Number(
         (await read<{ id: number }>("SELECT coalesce(max(id), 0) AS id FROM booking_events"))[0]?.id ?? 0,

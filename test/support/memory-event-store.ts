@@ -46,6 +46,7 @@ export function memoryEventStore(): MemoryEventStore {
       return rows.filter((r) => r.id > after && r.id <= to).slice(0, limit);
     },
     lastEventId: () => rows.at(-1)?.id ?? 0,
+    firstEventId: () => rows[0]?.id ?? 0,
     readDelivery: () => ({ ...delivery }),
     saveDelivery(change) {
       delivery = { ...delivery, ...change };
