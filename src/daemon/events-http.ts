@@ -53,16 +53,23 @@ export function eventsHandler(
     if (typeof query === "string") return sendJson(res, 400, { error: query });
     let page = await readPage(options.store, query.after, query.limit);
     if (page.events.length === 0 && query.waitMs > 0) {
-      const left = new AbortController();
-      // The client gone before the answer: stop waiting for it.
-      res.once("close", () => left.abort());
+      // The client gone, or the server stopping: stop waiting. One controller and listeners removed
+      // after, not AbortSignal.any, whose combined signals Node 20 keeps for the server's life.
+      const ended = new AbortController();
+      const end = () => ended.abort();
+      res.once("close", end);
+      stopping.addEventListener("abort", end, { once: true });
+      if (stopping.aborted) end();
       const found = await waitForEvents({
         store: options.store,
         clock: options.clock,
-        signal: AbortSignal.any([stopping, left.signal]),
+        signal: ended.signal,
         after: query.after,
         waitMs: query.waitMs,
         notifier: options.notifier,
+      }).finally(() => {
+        res.off("close", end);
+        stopping.removeEventListener("abort", end);
       });
       if (found) page = await readPage(options.store, query.after, query.limit);
     }
