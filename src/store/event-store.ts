@@ -100,6 +100,11 @@ export function eventStore(snapshot: Snapshot, write: WriteRows, d: Dialect): Ev
   const read = <R>(sql: string, params: unknown[] = []) =>
     snapshot((r) => r.all<R>(POSTGRES.marks(sql), params));
   const put = (sql: string, params: unknown[]) => write(d.marks(sql), params);
+  /** The oldest or newest event's id, 0 when none. */
+  const edgeId = async (edge: "min" | "max") =>
+    Number(
+      (await read<{ id: number }>(`SELECT coalesce(${edge}(id), 0) AS id FROM booking_events`))[0]?.id ?? 0,
+    );
   const cursorOf = `coalesce((SELECT cursor FROM event_delivery WHERE name = '${SINK}'), 0)`;
 
   const saveDelivery = async (change: Partial<DeliveryState>) => {
@@ -147,12 +152,8 @@ export function eventStore(snapshot: Snapshot, write: WriteRows, d: Dialect): Ev
           }),
         ),
       ),
-    firstEventId: async () =>
-      Number((await read<{ id: number }>("SELECT coalesce(min(id), 0) AS id FROM booking_events"))[0]?.id ?? 0),
-    lastEventId: async () =>
-      Number(
-        (await read<{ id: number }>("SELECT coalesce(max(id), 0) AS id FROM booking_events"))[0]?.id ?? 0,
-      ),
+    firstEventId: () => edgeId("min"),
+    lastEventId: () => edgeId("max"),
     readDelivery: async () =>
       stateOf(
         (await read<Record<string, unknown>>("SELECT * FROM event_delivery WHERE name = ?", [SINK]))[0],
