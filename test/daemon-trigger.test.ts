@@ -11,7 +11,7 @@ import { createHealth } from "../src/daemon/health.js";
 import { type HttpServerHandle, startHttpServer } from "../src/daemon/http.js";
 import { createMetrics } from "../src/daemon/metrics.js";
 import type { Logger } from "../src/sync/ports.js";
-import { type DaemonProcess, freePort, http, spawnDaemon } from "./support/daemon-process.js";
+import { type DaemonProcess, freePort, http, requestAsHost, spawnDaemon } from "./support/daemon-process.js";
 import { type Harness, harness } from "./support/harness.js";
 
 const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {} };
@@ -84,9 +84,13 @@ describe("the trigger on a bind beyond loopback", () => {
   });
 
   it("stays open on 127.0.0.1 without a token, where only this machine reaches it", async () => {
-    const { triggers, post } = await endpoint("127.0.0.1");
+    const { triggers, post, url } = await endpoint("127.0.0.1");
     expect((await post()).status).toBe(202);
     expect(triggers).toEqual([1]);
+    // Only to requests that name a loopback host: not to a page that rebound its name to 127.0.0.1.
+    expect(await requestAsHost(`${url}/sync`, "localhost:8080", "POST")).toBe(202);
+    expect(await requestAsHost(`${url}/sync`, "rebound.example:8080", "POST")).toBe(403);
+    expect(triggers).toEqual([1, 2]);
   });
 
   it("the daemon on 0.0.0.0 without a token warns at start-up and refuses the trigger; /healthz answers", async () => {

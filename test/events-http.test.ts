@@ -14,7 +14,7 @@ import { type HttpServerHandle, startHttpServer } from "../src/daemon/http.js";
 import { createMetrics } from "../src/daemon/metrics.js";
 import { servedEvent } from "../src/events/message.js";
 import type { Logger } from "../src/sync/ports.js";
-import { type DaemonProcess, freePort, http, spawnDaemon } from "./support/daemon-process.js";
+import { type DaemonProcess, freePort, http, requestAsHost, spawnDaemon } from "./support/daemon-process.js";
 import { fixedClock } from "./support/fakes.js";
 import { type Harness, harness } from "./support/harness.js";
 import { memoryEventStore, watchedNotifier } from "./support/memory-event-store.js";
@@ -125,9 +125,14 @@ describe("GET /events: a page", () => {
 });
 
 describe("GET /events: who may read", () => {
-  it("answers without a token on a loopback bind", async () => {
-    const { get } = await endpoint("127.0.0.1");
+  it("answers without a token on a loopback bind, only to requests that name a loopback host", async () => {
+    const { get, url } = await endpoint("127.0.0.1");
     expect((await get()).status).toBe(200);
+    for (const host of ["localhost:8080", "127.0.0.1", "[::1]:9"])
+      expect(await requestAsHost(`${url}/events`, host), host).toBe(200);
+    // A page that rebound its own name to 127.0.0.1 reaches the port, with its name in Host.
+    for (const host of ["rebound.example:8080", "10.0.0.5", "[::2]"])
+      expect(await requestAsHost(`${url}/events`, host), host).toBe(403);
   });
 
   it("is refused (403, saying to set EVENTS_TOKEN) on 0.0.0.0 without a token, whatever the header", async () => {

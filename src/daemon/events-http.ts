@@ -7,7 +7,7 @@ import type { EventWake } from "../events/notifier.js";
 import type { EventStore } from "../events/ports.js";
 import { PULL, readPage, waitForEvents, wholeNumber } from "../events/pull.js";
 import type { TimerClock } from "../sync/ports.js";
-import { bearerMatches, sendJson, tokenGuard } from "./http-common.js";
+import { refused, sendJson, tokenGuard } from "./http-common.js";
 
 /** What GET /events reads and how it is guarded. */
 export interface EventsEndpointOptions {
@@ -45,10 +45,7 @@ export function eventsHandler(
   const guard = tokenGuard(host, options.token);
   return async (req, res) => {
     req.resume(); // a GET body carries nothing we read; drain it so keep-alive works
-    if (guard === "refused") return sendJson(res, 403, { error: eventsRefusal(host) });
-    if (guard === "token" && !bearerMatches(req.headers.authorization, options.token ?? "")) {
-      return sendJson(res, 401, { error: "missing or wrong bearer token" }, { "www-authenticate": "Bearer" });
-    }
+    if (refused(req, res, guard, { token: options.token, refusal: eventsRefusal(host) })) return;
     const query = parseEventsQuery(new URL(req.url ?? "/", "http://x").searchParams);
     if (typeof query === "string") return sendJson(res, 400, { error: query });
     let page = await readPage(options.store, query.after, query.limit);

@@ -8,7 +8,7 @@ import type { Clock, Logger } from "../sync/ports.js";
 import { errorText } from "./error-text.js";
 import { type EventsEndpointOptions, eventsHandler } from "./events-http.js";
 import type { HealthStatus } from "./health.js";
-import { bearerMatches, sendJson, tokenGuard } from "./http-common.js";
+import { refused, sendJson, tokenGuard } from "./http-common.js";
 import type { TriggerResult } from "./scheduler.js";
 import { ReadTimeoutError, sharedRead } from "./shared-read.js";
 import { renderStatusPage, STATUS_PAGE_HEADERS } from "./status-page.js";
@@ -136,10 +136,7 @@ function buildRoutes(options: HttpServerOptions, stopping: AbortSignal): Map<str
   const guard = triggerGuard(options.host, options.triggerToken);
   const sync: Handler = (req, res) => {
     req.resume(); // the body carries nothing we read; drain it so keep-alive works
-    if (guard === "refused") sendJson(res, 403, { error: triggerRefusal(options.host) });
-    else if (guard === "token" && !bearerMatches(req.headers.authorization, options.triggerToken ?? ""))
-      sendJson(res, 401, { error: "missing or wrong bearer token" }, { "www-authenticate": "Bearer" });
-    else {
+    if (!refused(req, res, guard, { token: options.triggerToken, refusal: triggerRefusal(options.host) })) {
       const result = options.trigger();
       if (result.accepted) sendJson(res, 202, result);
       else sendJson(res, 503, { accepted: false, error: "shutting down" });

@@ -3,6 +3,7 @@
  * waits on log lines and on its exit instead of sleeping, and small HTTP helpers for its endpoint.
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { request } from "node:http";
 import { createServer } from "node:net";
 import { CLI } from "./harness.js";
 
@@ -163,4 +164,19 @@ export async function pollUntil(
   throw new Error(
     `${url} never gave the expected answer in ${timeoutMs} ms; last: ${last.status} ${last.text}`,
   );
+}
+
+/**
+ * A request to `url` naming `host` in its Host header, as a page that rebound its own name to
+ * 127.0.0.1 would send it (fetch does not let a caller set Host); its status.
+ */
+export function requestAsHost(url: string, host: string, method = "GET"): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method, headers: { host } }, (res) => {
+      res.resume();
+      res.on("end", () => resolve(res.statusCode ?? 0));
+    });
+    req.on("error", reject);
+    req.end();
+  });
 }
