@@ -85,6 +85,7 @@ describe("webhook delivery, edges", () => {
   it("refuses plain http beyond loopback unless allowed, before anything is sent", async () => {
     const options = {
       store: memoryEventStore(),
+      post: postMessage,
       clock: realTimeClock(),
       logger: memoryLogger(),
       signal: AbortSignal.abort(),

@@ -1,11 +1,13 @@
 /**
  * The daemon's side of the events stream: the webhook delivery loop runs while this process holds
  * the writer lease (one sender, so the stored cursor has one writer), woken by each commit; and
- * retention (events/retention.ts) is applied after each run.
+ * retention (events/retention.ts) is applied after each run. It gives the loop its ports: the
+ * mirror's events store, and got's POST (events/post.ts).
  */
 import type { App } from "../app.js";
 import type { Config } from "../config/config.js";
 import { type Delivery, startDelivery } from "../events/deliver.js";
+import { postMessage } from "../events/post.js";
 import { applyRetention } from "../events/retention.js";
 import { parseSecrets } from "../events/sign.js";
 
@@ -46,6 +48,7 @@ export function createEventSink(
       const controller = new AbortController();
       const delivery = startDelivery({
         store: store.events,
+        post: postMessage,
         clock,
         logger,
         signal: controller.signal,

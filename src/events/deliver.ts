@@ -10,9 +10,9 @@ import type { Logger, TimerClock } from "../sync/ports.js";
 import { retryDelay } from "./backoff.js";
 import { MAX_BATCH, type Message, randomTag, type TagSource } from "./message.js";
 import { cutPending, nextMessage } from "./next-message.js";
-import type { DeliveryState, EventStore } from "./ports.js";
-import { type PostResult, postMessage, webhookUrlProblem } from "./post.js";
+import type { DeliveryState, EventStore, PostResult, PostWebhook } from "./ports.js";
 import { type Signer, signer } from "./sign.js";
+import { webhookUrlProblem } from "./webhook-url.js";
 
 /** How often an idle loop looks for new events without being woken, in ms (1 s). */
 export const IDLE_POLL_MS = 1000;
@@ -22,6 +22,8 @@ export type WaitReason = "idle" | "backoff" | "store";
 
 export interface DeliveryOptions {
   store: EventStore;
+  /** Sends one attempt (`postMessage` of events/post.ts, wired by the daemon's event sink). */
+  post: PostWebhook;
   clock: TimerClock;
   logger: Logger;
   /** Stops the loop: the wait ends and an attempt in flight is cut off (its message stays pending). */
@@ -175,7 +177,7 @@ async function step(ctx: Ctx): Promise<Wait> {
 function send(ctx: Ctx, message: Message): Promise<PostResult> {
   // The spec signs id.timestamp.body with the attempt's time; receivers refuse stale timestamps.
   const at = ctx.clock.now();
-  return postMessage({
+  return ctx.post({
     url: ctx.url,
     body: message.body,
     headers: {

@@ -1,7 +1,8 @@
 /**
  * The booking events stream as its consumers and its delivery loop see the mirror: an outbox the
  * page writes fill in the same transaction (store/mirror/plan.ts), read by id, and the one webhook
- * sink's delivery state. Both databases implement it.
+ * sink's delivery state. Both databases implement it. And the loop's one other port: the POST of
+ * one attempt (events/post.ts posts with got; the daemon's event sink wires it).
  */
 import type { Awaitable } from "../sync/ports.js";
 
@@ -81,3 +82,36 @@ export interface EventStore {
     at: string,
   ): Awaitable<{ pruned: number; dropped: number }>;
 }
+
+/** One webhook attempt, as the delivery loop asks for it. */
+export interface PostOptions {
+  url: string;
+  body: string;
+  /** `webhook-id`, `webhook-timestamp`, `webhook-signature`. */
+  headers: Record<string, string>;
+  /** Ms (default `POST_TIMEOUT_MS`, 10 s). */
+  timeoutMs?: number | undefined;
+  /** Plain http beyond loopback (`EVENTS_WEBHOOK_ALLOW_INSECURE`); default false. */
+  allowInsecure?: boolean | undefined;
+  /** Cuts the attempt off: the daemon is stopping. */
+  signal?: AbortSignal | undefined;
+}
+
+/** What an attempt came to. */
+export type PostResult =
+  | { ok: true; status: number }
+  | {
+      ok: false;
+      /** The HTTP status; undefined when no answer came (refused, reset, timed out, aborted). */
+      status: number | undefined;
+      /** The answer's `Retry-After` header, as sent. */
+      retryAfter: string | undefined;
+      /** One line for logs and `last_error`: never the URL's path or query (they may hold a token). */
+      error: string;
+    };
+
+/**
+ * POSTs one attempt, following no redirect and retrying nothing (the loop retries the stored
+ * message); resolves with the answer's status or the fault, and never rejects.
+ */
+export type PostWebhook = (options: PostOptions) => Promise<PostResult>;

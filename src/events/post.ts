@@ -7,9 +7,13 @@ import type { ClientRequest, IncomingMessage } from "node:http";
 import got, { type PlainResponse, RequestError } from "got";
 import { redirectTarget } from "../api/redirects.js";
 import { statusLabel } from "../api/response.js";
-import { isLoopbackHost, LOOPBACK_HOSTS } from "../config/transport.js";
 import { printableShort } from "../printable.js";
 import { PACKAGE_VERSION } from "../version.js";
+import type { PostOptions, PostResult } from "./ports.js";
+import { webhookUrlProblem } from "./webhook-url.js";
+
+// Config (event-settings.ts) checks the URL by the same rule as each attempt.
+export { webhookUrlProblem };
 
 /** The timeout of one attempt, in ms (10 s), connection to the end of the answer. */
 export const POST_TIMEOUT_MS = 10_000;
@@ -17,50 +21,7 @@ export const POST_TIMEOUT_MS = 10_000;
 const MAX_ANSWER_BYTES = 64 * 1024;
 const ERROR_BODY_CHARS = 200;
 
-/** What an attempt came to. */
-export type PostResult =
-  | { ok: true; status: number }
-  | {
-      ok: false;
-      /** The HTTP status; undefined when no answer came (refused, reset, timed out, aborted). */
-      status: number | undefined;
-      /** The answer's `Retry-After` header, as sent. */
-      retryAfter: string | undefined;
-      /** One line for logs and `last_error`: never the URL's path or query (they may hold a token). */
-      error: string;
-    };
-
-export interface PostOptions {
-  url: string;
-  body: string;
-  /** `webhook-id`, `webhook-timestamp`, `webhook-signature`. */
-  headers: Record<string, string>;
-  /** Ms (default `POST_TIMEOUT_MS`). */
-  timeoutMs?: number | undefined;
-  /** Plain http beyond loopback (`EVENTS_WEBHOOK_ALLOW_INSECURE`); default false. */
-  allowInsecure?: boolean | undefined;
-  signal?: AbortSignal | undefined;
-}
-
-/**
- * Why events may not be sent to `url`, or undefined: not an http(s) URL, or plain http to a host
- * beyond loopback without `allowInsecure`. The reason quotes the origin only.
- */
-export function webhookUrlProblem(url: string, allowInsecure: boolean): string | undefined {
-  const u = URL.canParse(url) ? new URL(url) : undefined;
-  if (!u || (u.protocol !== "https:" && u.protocol !== "http:")) {
-    return "EVENTS_WEBHOOK_URL is not an http(s) URL; expected e.g. https://app.example/hooks/bookings";
-  }
-  if (u.protocol === "http:" && !allowInsecure && !isLoopbackHost(u.hostname)) {
-    return (
-      `EVENTS_WEBHOOK_URL is plain http to ${u.origin}: events go over https only (plain http to ` +
-      `${LOOPBACK_HOSTS}, or with EVENTS_WEBHOOK_ALLOW_INSECURE=true)`
-    );
-  }
-  return undefined;
-}
-
-/** POSTs one message; resolves with the answer's status, or the fault, and never rejects. */
+/** POSTs one message with got (the `PostWebhook` adapter); resolves with the answer's status, or the fault, and never rejects. */
 export async function postMessage(options: PostOptions): Promise<PostResult> {
   const problem = webhookUrlProblem(options.url, options.allowInsecure ?? false);
   if (problem) return { ok: false, status: undefined, retryAfter: undefined, error: problem };

@@ -6,6 +6,7 @@ import { EventEmitter, once } from "node:events";
 import { afterEach } from "vitest";
 import { type DeliveryOptions, startDelivery, type WaitReason } from "../../src/events/deliver.js";
 import type { EventStore } from "../../src/events/ports.js";
+import { postMessage } from "../../src/events/post.js";
 import { createRng } from "../../src/simulator/random.js";
 import { fixedClock, memoryLogger, type TestClock } from "./fakes.js";
 import { startWebhookReceiver, testSecret, type WebhookReceiver } from "./webhook-receiver.js";
@@ -43,7 +44,10 @@ export interface Wait {
   why: WaitReason;
 }
 
-/** Starts a loop signing with `testSecret(1)`, batches of 100, seeded jitter; stopped after the test. */
+/**
+ * Starts a loop signing with `testSecret(1)`, batches of 100, seeded jitter, posting through the real
+ * adapter (events/post.ts) unless told; stopped after the test.
+ */
 export function deliveryLoop(
   store: EventStore,
   url: string,
@@ -57,6 +61,7 @@ export function deliveryLoop(
   let consumed = 0;
   const delivery = startDelivery({
     store,
+    post: postMessage,
     logger,
     signal: controller.signal,
     url,
