@@ -6,24 +6,16 @@
 import type { ChildProcess } from "node:child_process";
 import { afterEach, expect, it } from "vitest";
 import { servedEvent } from "../src/events/message.js";
+import { dbEnv } from "./support/db-env.js";
 import { runCli } from "./support/harness.js";
 import { type MirrorHarness, mirrorHarness } from "./support/mirror-harness.js";
-import { type Backend, type BackendKind, describeBackends } from "./support/postgres.js";
+import { type Backend, describeBackends } from "./support/postgres.js";
 
 let h: MirrorHarness | undefined;
 afterEach(async () => {
   await h?.close();
   h = undefined;
 });
-
-/** The mirror's settings for a subprocess: the database alone, nothing of the API. */
-function dbEnv(kind: BackendKind, location: string): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: "warn" };
-  for (const name of Object.keys(env)) if (/^(BOOKING_(API|DB)_|EVENTS_)/.test(name)) delete env[name];
-  if (kind === "sqlite") env.BOOKING_DB_PATH = location;
-  else env.BOOKING_DB_URL = location;
-  return env;
-}
 
 describeBackends("booking-sync events", (backend) => {
   async function start(bookings: number) {

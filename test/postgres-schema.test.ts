@@ -185,6 +185,16 @@ describe.skipIf(!postgresAvailable())("PostgreSQL schema beside SQLite's", () =>
     "sync_runs.source_total",
     "sync_runs.local_total",
     "state_labels.code",
+    // Event positions: a mirror's events may pass 2^31 in its life.
+    "booking_events.id",
+    "event_delivery.cursor",
+    "event_delivery.message_first",
+    "event_delivery.message_last",
+    "event_delivery.message_replay",
+    "event_replays.id",
+    "event_replays.from_id",
+    "event_replays.to_id",
+    "event_replays.next_id",
   ]);
 
   it("has SQLite's tables, with the same columns in order, types and primary keys", async () => {

@@ -103,7 +103,7 @@ export function eventStore(snapshot: Snapshot, write: WriteRows, d: Dialect): Ev
   /** The oldest or newest event's id, 0 when none. */
   const edgeId = async (edge: "min" | "max") =>
     Number(
-      (await read<{ id: number }>(`SELECT coalesce(${edge}(id), 0) AS id FROM booking_events`))[0]?.id ?? 0,
+      (await read<{ id: unknown }>(`SELECT coalesce(${edge}(id), 0) AS id FROM booking_events`))[0]?.id ?? 0,
     );
   const cursorOf = `coalesce((SELECT cursor FROM event_delivery WHERE name = '${SINK}'), 0)`;
 
@@ -136,9 +136,8 @@ export function eventStore(snapshot: Snapshot, write: WriteRows, d: Dialect): Ev
   return {
     readEvents: (after, limit, to) =>
       read<Record<string, string>>(
-        // bigint: a consumer may ask after any whole number, past PostgreSQL's 32-bit integer too.
         `SELECT id, type, booking_id, at, data FROM booking_events
-          WHERE id > CAST(? AS bigint) AND (CAST(? AS bigint) IS NULL OR id <= CAST(? AS bigint))
+          WHERE id > ? AND (CAST(? AS bigint) IS NULL OR id <= ?)
           ORDER BY id LIMIT CAST(? AS integer)`,
         [after, to ?? null, to ?? null, limit],
       ).then((rows) =>
@@ -183,8 +182,8 @@ export function eventStore(snapshot: Snapshot, write: WriteRows, d: Dialect): Ev
     // its own id and this repeats, moving nothing further.
     advanceReplay: async (id, next, at, change) => {
       await put(
-        `UPDATE event_replays SET next_id = CAST(? AS integer),
-          finished_at = CASE WHEN CAST(? AS integer) > to_id THEN ? ELSE finished_at END
+        `UPDATE event_replays SET next_id = ?,
+          finished_at = CASE WHEN CAST(? AS bigint) > to_id THEN ? ELSE finished_at END
          WHERE id = ? RETURNING id`,
         [next, next, at, id],
       );
@@ -194,14 +193,14 @@ export function eventStore(snapshot: Snapshot, write: WriteRows, d: Dialect): Ev
       let dropped = 0;
       if (delivered) {
         // Past the cap, the oldest undelivered go: the cursor moves past them, counted and dated.
-        const [state] = await read<{ cursor: number }>(`SELECT ${cursorOf} AS cursor`);
+        const [state] = await read<{ cursor: unknown }>(`SELECT ${cursorOf} AS cursor`);
         const cursor = Number(state?.cursor ?? 0);
-        const [cut] = await read<{ id: number }>(
-          "SELECT id FROM booking_events WHERE id > CAST(? AS bigint) ORDER BY id DESC LIMIT 1 OFFSET CAST(? AS integer)",
+        const [cut] = await read<{ id: unknown }>(
+          "SELECT id FROM booking_events WHERE id > ? ORDER BY id DESC LIMIT 1 OFFSET CAST(? AS integer)",
           [cursor, cap],
         );
         if (cut) {
-          const range = "id > CAST(? AS bigint) AND id <= CAST(? AS bigint)";
+          const range = "id > ? AND id <= ?";
           const [count] = await read<{ n: number }>(
             `SELECT count(*) AS n FROM booking_events WHERE ${range}`,
             [cursor, cut.id],
@@ -212,7 +211,7 @@ export function eventStore(snapshot: Snapshot, write: WriteRows, d: Dialect): Ev
             `INSERT INTO event_delivery (name, cursor, dropped, dropped_at) VALUES (?, ?, ?, ?)
              ON CONFLICT (name) DO UPDATE SET ${assign("cursor")},
                dropped = event_delivery.dropped + excluded.dropped, dropped_at = excluded.dropped_at
-             WHERE event_delivery.cursor = CAST(? AS bigint)
+             WHERE event_delivery.cursor = ?
              RETURNING name`,
             [SINK, Number(cut.id), Number(count?.n ?? 0), at, cursor],
           );

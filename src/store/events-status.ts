@@ -44,14 +44,14 @@ export async function readEventsStatus(db: MirrorReader, now: Date): Promise<Eve
     db,
     "events_status",
     () =>
-      db.all<{ last: number; first: number | null }>(
+      db.all<{ last: unknown; first: unknown }>(
         `SELECT coalesce(max(id), 0) AS last, min(id) AS first FROM booking_events`,
       ),
     isMissingTable,
   );
   if (ids === undefined) return null;
   const first = ids[0]?.first ?? null;
-  const oldest = first === null ? null : { id: Number(first), at: await atOf(db, "id = $1", first) };
+  const oldest = first === null ? null : { id: Number(first), at: await atOf(db, "id = $1", Number(first)) };
   const [row] = await db.all<Record<string, unknown>>("SELECT * FROM event_delivery WHERE name = $1", [SINK]);
   const lastId = Number(ids[0]?.last ?? 0);
   if (!row) return { lastId, oldest, delivery: null };

@@ -14,6 +14,9 @@ const tables = mirrorTables({
   real: (name) => real(name),
   flag: (name) => integer(name, { mode: "boolean" }),
   id: (name) => integer(name).primaryKey({ autoIncrement: true }),
+  // INTEGER is 64-bit already; AUTOINCREMENT never hands out an id again after pruning.
+  position: (name) => integer(name),
+  positionId: (name) => integer(name).primaryKey({ autoIncrement: true }),
   index,
   textIndex: (name, column) => index(name).on(column as never),
   check,

@@ -20,7 +20,16 @@ export type Column = never;
  * How one database builds each kind of column, index and constraint; the description below names
  * only the kind. Each builder's type is a parameter, so each database's tables keep their own types.
  */
-export interface Dialect<T extends B, I extends B, W extends B, R extends B, F extends B, D extends B> {
+export interface Dialect<
+  T extends B,
+  I extends B,
+  W extends B,
+  R extends B,
+  F extends B,
+  D extends B,
+  P extends B,
+  Q extends B,
+> {
   /** Text: ids, times, names, JSON as received. */
   text(name: string): T;
   /** An integer the worker itself counts or refers by. */
@@ -33,6 +42,13 @@ export interface Dialect<T extends B, I extends B, W extends B, R extends B, F e
   flag(name: string): F;
   /** A row id the database assigns, the table's primary key. */
   id(name: string): D;
+  /**
+   * A position in the events stream (an event id, or one a table refers to): 64-bit on both, as a
+   * mirror's events may pass 2^31 in its life. Read back below 2^53, so a JS number holds it.
+   */
+  position(name: string): P;
+  /** The events stream's own ids, assigned by the database as `id`, and as wide as `position`. */
+  positionId(name: string): Q;
   index(name: string): { on(...columns: Column[]): { where(condition: SQL): unknown } };
   /** An index on text from the source, which may be of any length. */
   textIndex(name: string, column: Column): unknown;

@@ -20,8 +20,12 @@ export function mirrorTables<
   R extends B,
   F extends B,
   D extends B,
+  P extends B,
+  Q extends B,
   N extends "sqlite" | "pg",
->(d: Dialect<T, I, W, R, F, D> & { name: N }): Built<ReturnType<typeof describeTables<T, I, W, R, F, D>>, N> {
+>(
+  d: Dialect<T, I, W, R, F, D, P, Q> & { name: N },
+): Built<ReturnType<typeof describeTables<T, I, W, R, F, D, P, Q>>, N> {
   const built: Record<string, unknown> = {};
   const specs = describeTables(d, () => built as Targets);
   for (const [key, s] of Object.entries(specs))
@@ -30,10 +34,16 @@ export function mirrorTables<
 }
 
 /** The mirror's tables in `d`'s terms; `built` gives the finished tables the foreign keys name. */
-function describeTables<T extends B, I extends B, W extends B, R extends B, F extends B, D extends B>(
-  d: Dialect<T, I, W, R, F, D>,
-  built: () => Targets,
-) {
+function describeTables<
+  T extends B,
+  I extends B,
+  W extends B,
+  R extends B,
+  F extends B,
+  D extends B,
+  P extends B,
+  Q extends B,
+>(d: Dialect<T, I, W, R, F, D, P, Q>, built: () => Targets) {
   const booking = () =>
     d
       .text("booking_id")
@@ -41,11 +51,8 @@ function describeTables<T extends B, I extends B, W extends B, R extends B, F ex
       .references(() => built().bookings.id, { onDelete: "cascade" });
   const run = () => d.integer("run_id").references(() => built().syncRuns.id, { onDelete: "set null" });
   // Any integer builder takes 0 as its default, and stays not null; the generic type cannot say so.
-  const counter = (name: string) =>
-    d
-      .integer(name)
-      .notNull()
-      .default(0 as never) as HasDefault<NotNull<I>>;
+  const zero = <X extends B>(column: X) => column.notNull().default(0 as never) as HasDefault<NotNull<X>>;
+  const counter = (name: string) => zero(d.integer(name));
   return {
     /** One row per booking, from the feed's summary view and, once fetched, the list's full view. */
     bookings: spec(
@@ -247,7 +254,7 @@ function describeTables<T extends B, I extends B, W extends B, R extends B, F ex
     bookingEvents: spec(
       "booking_events",
       {
-        id: d.id("id"),
+        id: d.positionId("id"),
         type: d.text("type").notNull(),
         bookingId: d.text("booking_id").notNull(),
         at: d.text("at").notNull(),
@@ -260,11 +267,11 @@ function describeTables<T extends B, I extends B, W extends B, R extends B, F ex
     eventDelivery: spec("event_delivery", {
       name: d.text("name").primaryKey(),
       endpoint: d.text("endpoint"),
-      cursor: counter("cursor"),
+      cursor: zero(d.position("cursor")),
       messageId: d.text("message_id"),
-      messageFirst: d.integer("message_first"),
-      messageLast: d.integer("message_last"),
-      messageReplay: d.integer("message_replay"),
+      messageFirst: d.position("message_first"),
+      messageLast: d.position("message_last"),
+      messageReplay: d.position("message_replay"),
       attempts: counter("attempts"),
       nextAttemptAt: d.text("next_attempt_at"),
       lastError: d.text("last_error"),
@@ -275,10 +282,10 @@ function describeTables<T extends B, I extends B, W extends B, R extends B, F ex
     }),
     /** Ranges of events `booking-sync events replay` asked the webhook sink to send again. */
     eventReplays: spec("event_replays", {
-      id: d.id("id"),
-      fromId: d.integer("from_id").notNull(),
-      toId: d.integer("to_id").notNull(),
-      nextId: d.integer("next_id").notNull(),
+      id: d.positionId("id"),
+      fromId: d.position("from_id").notNull(),
+      toId: d.position("to_id").notNull(),
+      nextId: d.position("next_id").notNull(),
       requestedAt: d.text("requested_at").notNull(),
       finishedAt: d.text("finished_at"),
     }),

@@ -10,6 +10,9 @@
  * - `real` becomes `double precision`, SQLite's REAL;
  * - ids are `integer` identities: `RETURNING id` gives a JS number (pg returns int8 as a string), and
  *   GENERATED ALWAYS refuses an explicit id, which would leave the sequence behind;
+ * - the events stream's ids and the columns that hold one are `bigint` (identities too): a busy
+ *   mirror's events may pass 2^31 in its life. The pool reads int8 as a JS number (connect.ts), exact
+ *   for an event id: they stay far below 2^53 (a million a day for 24,000 years);
  * - an index on the source's text is a hash index, which holds any length: a B-tree entry over
  *   ~2.7 kB fails its insert, and the source may send one.
  * Migrations under `drizzle/postgres/` are generated from this file and must not drift from it.
@@ -37,6 +40,8 @@ const tables = mirrorTables({
   real: (name) => doublePrecision(name),
   flag: (name) => integer(name),
   id: (name) => integer(name).primaryKey().generatedAlwaysAsIdentity(),
+  position: (name) => bigint(name, { mode: "number" }),
+  positionId: (name) => bigint(name, { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
   index,
   textIndex: (name, column) => index(name).using("hash", column as never),
   check,
