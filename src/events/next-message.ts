@@ -5,7 +5,7 @@
  */
 import type { Logger } from "../sync/ports.js";
 import { buildMessage, MAX_BATCH, type Message, messageBody, type TagSource } from "./message.js";
-import type { DeliveryState, EventStore, PendingMessage, StoredEvent } from "./ports.js";
+import type { DeliveryState, EventStore, PendingMessage, Replay, StoredEvent } from "./ports.js";
 
 /** A message to send, and whether it is new (to be stored as pending before its first attempt). */
 export interface Chosen {
@@ -39,11 +39,29 @@ export async function nextMessage(
     const replay = await store.nextReplay();
     if (!replay) break;
     const events = await store.readEvents(replay.next - 1, batch, replay.to);
+    if (events[0]?.id !== replay.next) await prunedBefore(store, replay, events[0]?.id, logger);
     if (events.length > 0) return { message: buildMessage(events, replay.id, tag()), fresh: true };
     await store.advanceReplay(replay.id, replay.to + 1, at, {});
   }
   const events = await store.readEvents(state.cursor, batch);
   return events.length > 0 ? { message: buildMessage(events, null, tag()), fresh: true } : null;
+}
+
+/**
+ * Says so when retention pruned the start of `replay`'s range before it was sent (asked for after, as
+ * `events replay --from 1`): it starts at `next`, the oldest event kept, or finishes with nothing.
+ * Once asked for, retention keeps what it has left. A gap of ids that were never events (a rolled
+ * back transaction's) is not pruning: the oldest event kept is then not above `replay.next`.
+ */
+async function prunedBefore(store: EventStore, replay: Replay, next: number | undefined, logger: Logger) {
+  const first = await store.firstEventId();
+  if (first !== 0 && first <= replay.next) return;
+  const upTo = first === 0 ? replay.to : Math.min(replay.to, first - 1);
+  logger.warn(
+    { replay: replay.id, from: replay.next, to: upTo },
+    `replay ${replay.id}: events ${replay.next} to ${upTo} were pruned before it reached them ` +
+      `(EVENTS_RETENTION_DAYS); ${next === undefined ? "nothing is left to send" : `it starts at ${next}`}`,
+  );
 }
 
 /**
@@ -67,8 +85,9 @@ async function pendingEvents(
   pending: PendingMessage,
   cursor: number,
 ): Promise<StoredEvent[] | null> {
-  // A live message the cap dropped (the cursor moved past it) is gone, whatever rows are left.
-  if (pending.replay === null && cursor >= pending.last) return null;
+  // A live message the cap cut into (the cursor moved past its first event) cannot be sent as it
+  // was, whatever rows are left: retention may prune what the cursor passed, one by one.
+  if (pending.replay === null && cursor >= pending.first) return null;
   const events = await store.readEvents(pending.first - 1, MAX_BATCH, pending.last);
   if (events[0]?.id !== pending.first || events.at(-1)?.id !== pending.last) return null;
   return events;

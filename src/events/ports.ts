@@ -71,9 +71,11 @@ export interface EventStore {
   /** Records that a replay was sent up to `next - 1` (finished when past its `to`), with the sink's `change`, in one transaction. */
   advanceReplay(id: number, next: number, at: string, change: Partial<DeliveryState>): Awaitable<void>;
   /**
-   * Retention: deletes events older than `before` that are delivered (id ≤ the cursor), or all such
-   * when `delivered` is false (no sink); then, when more than `cap` are undelivered, drops the
-   * oldest of them (moving the cursor past them). Returns how many were pruned and dropped.
+   * Retention: deletes events older than `before` that are delivered (id ≤ the cursor) and that no
+   * retry or replay still needs (inside a pending replay message's range, or at or after an
+   * unfinished replay's `next`), or all such when `delivered` is false (no sink); and, when more
+   * than `cap` are undelivered, drops the oldest of them (moving the cursor past them). Returns how
+   * many were pruned and dropped.
    */
   pruneEvents(
     before: string,

@@ -221,7 +221,15 @@ export function eventStore(snapshot: Snapshot, write: WriteRows, d: Dialect): Ev
           }
         }
       }
-      const pruned = await deleteWhere(delivered ? `at < ? AND id <= ${cursorOf}` : "at < ?", [before]);
+      // Never a pending replay message's events, nor what an unfinished replay has still to send: a
+      // retry rebuilds its body from them (a live one's are after the cursor). Read by the statement
+      // that deletes, so a message stored before it holds.
+      const kept = `NOT EXISTS (SELECT 1 FROM event_delivery s WHERE s.name = '${SINK}'
+          AND s.message_replay IS NOT NULL AND booking_events.id BETWEEN s.message_first AND s.message_last)
+        AND id < coalesce((SELECT min(next_id) FROM event_replays WHERE finished_at IS NULL), id + 1)`;
+      const pruned = await deleteWhere(delivered ? `at < ? AND id <= ${cursorOf} AND ${kept}` : "at < ?", [
+        before,
+      ]);
       return { pruned, dropped };
     },
   };

@@ -68,7 +68,15 @@ export function memoryEventStore(): MemoryEventStore {
       delivery = { ...delivery, ...change };
     },
     pruneEvents(before, cap, delivered, at) {
-      const keep = rows.filter((r) => !(r.at < before && (!delivered || r.id <= delivery.cursor)));
+      const { pending } = delivery;
+      const open = replays.filter((r) => r.finishedAt === null).map((r) => r.next);
+      // What a retry or a replay still needs stays, as in the real stores.
+      const needed = (id: number) =>
+        (pending !== null && pending.replay !== null && id >= pending.first && id <= pending.last) ||
+        id >= Math.min(...open);
+      const old = (r: StoredEvent) =>
+        r.at < before && (!delivered || (r.id <= delivery.cursor && !needed(r.id)));
+      const keep = rows.filter((r) => !old(r));
       const pruned = rows.length - keep.length;
       rows.splice(0, rows.length, ...keep);
       const undelivered = rows.filter((r) => r.id > delivery.cursor);
