@@ -32,17 +32,22 @@ describeBackends("booking-sync events", (backend) => {
           "SELECT id, type, booking_id, at, data FROM booking_events ORDER BY id",
         )
       ).map((r) => servedEvent({ ...r, id: Number(r.id), bookingId: r.booking_id }));
-    return { h: mirror, cli, served };
+    /** What `events` says on stderr at start: the stream to resume in. */
+    const streamLine = async () => {
+      const [row] = await mirror.query<{ id: string }>("SELECT id FROM event_stream");
+      return `booking-sync: events stream ${row?.id}: resume with --after <the last id read> --stream ${row?.id}\n`;
+    };
+    return { h: mirror, cli, served, streamLine };
   }
 
   it("prints every event kept after --after, one JSON line each, byte for byte as stored; --limit caps them", async () => {
-    const { h, cli, served } = await start(40);
+    const { h, cli, served, streamLine } = await start(40);
     expect((await h.sync()).status).toBe("success");
     const all = await served();
     // A cold fill: one booking.created per booking mirrored.
     expect(all.map((line) => JSON.parse(line).bookingId).sort()).toEqual(await h.mirrorIds());
     const every = await cli(["events", "--after", "0"]);
-    expect(every).toMatchObject({ code: 0, stderr: "" });
+    expect(every).toMatchObject({ code: 0, stderr: await streamLine() });
     expect(every.stdout).toBe(`${all.join("\n")}\n`);
     const some = await cli(["events", "--after", "10", "--limit", "5"]);
     expect(some.stdout).toBe(`${all.slice(10, 15).join("\n")}\n`);
@@ -53,7 +58,7 @@ describeBackends("booking-sync events", (backend) => {
   });
 
   it("--follow prints what a later sync commits (another process), then exits 0 on Ctrl-C", async () => {
-    const { h, cli, served } = await start(20);
+    const { h, cli, served, streamLine } = await start(20);
     expect((await h.sync()).status).toBe("success");
     let printed = "";
     let synced: Promise<unknown> | undefined;
@@ -71,7 +76,7 @@ describeBackends("booking-sync events", (backend) => {
     );
     const done = await following;
     expect(await synced).toMatchObject({ status: "success", inserted: 5 });
-    expect(done).toMatchObject({ code: 0, signal: null, stderr: "" });
+    expect(done).toMatchObject({ code: 0, signal: null, stderr: await streamLine() });
     expect(done.stdout).toBe(`${(await served()).join("\n")}\n`);
   });
 

@@ -17,7 +17,7 @@ import type { Logger } from "../src/sync/ports.js";
 import { type DaemonProcess, freePort, http, requestAsHost, spawnDaemon } from "./support/daemon-process.js";
 import { fixedClock } from "./support/fakes.js";
 import { type Harness, harness } from "./support/harness.js";
-import { memoryEventStore, watchedNotifier } from "./support/memory-event-store.js";
+import { MEMORY_STREAM, memoryEventStore, watchedNotifier } from "./support/memory-event-store.js";
 
 const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 const TOKEN = "evt-7f3a-distinctive-secret";
@@ -71,18 +71,42 @@ describe("GET /events: a page", () => {
         .filter((r) => r.id >= from && r.id <= to)
         .map(servedEvent)
         .join(",");
+    const tail = `"first":1,"stream":"${MEMORY_STREAM}"`;
     const first = await get();
     expect(first.status).toBe(200);
-    expect(first.text).toBe(`{"events":[${served(1, 100)}],"last":100,"first":1}`);
+    expect(first.text).toBe(`{"events":[${served(1, 100)}],"last":100,${tail}}`);
     expect((await get("?after=100&limit=7")).text).toBe(
-      `{"events":[${served(101, 107)}],"last":107,"first":1}`,
+      `{"events":[${served(101, 107)}],"last":107,${tail}}`,
     );
-    expect((await get("?after=140&limit=1000")).text).toBe(
-      `{"events":[${served(141, 150)}],"last":150,"first":1}`,
+    expect((await get(`?after=140&limit=1000&stream=${MEMORY_STREAM}`)).text).toBe(
+      `{"events":[${served(141, 150)}],"last":150,${tail}}`,
     );
-    // Past the end, and without a wait: at once, empty, `last` = after.
-    expect((await get("?after=150")).text).toBe(`{"events":[],"last":150,"first":1}`);
-    expect((await get("?after=900&wait=0s")).text).toBe(`{"events":[],"last":900,"first":1}`);
+    // At the end, and without a wait: at once, empty, `last` = after.
+    expect((await get("?after=150&wait=0s")).text).toBe(`{"events":[],"last":150,${tail}}`);
+  });
+
+  it("refuses (409) a place that cannot be in this stream, at once, saying to read again from 0", async () => {
+    const { store, get, notifier } = await endpoint();
+    store.append({}, {}, {});
+    const again = "read again from after 0";
+    // Past every id this stream has given: the consumer read another, now gone, mirror's stream.
+    const beyond = await get("?after=900&wait=60s");
+    expect(beyond.status).toBe(409);
+    expect(beyond.json).toEqual({
+      error: expect.stringMatching(/^after 900 is beyond the newest event id this mirror has given, 3: /),
+      first: 1,
+      stream: MEMORY_STREAM,
+    });
+    expect(String(beyond.json?.error)).toContain(again);
+    const other = await get("?after=2&stream=5f3c0ffee5f3c0ffee5f3c0ffee5f3c0");
+    expect(other.status).toBe(409);
+    expect(String(other.json?.error)).toMatch(
+      /^stream 5f3c0ffee5f3c0ffee5f3c0ffee5f3c0 is not this mirror's/,
+    );
+    expect(String(other.json?.error)).toContain(again);
+    // Its own stream and a place in it: served.
+    expect((await get(`?after=2&stream=${MEMORY_STREAM}`)).json?.last).toBe(3);
+    expect(notifier.listening()).toBe(0);
   });
 
   it.each([
@@ -100,6 +124,9 @@ describe("GET /events: a page", () => {
     ["?wait=s", "wait"],
     ["?since=3", "unknown parameter"],
     ["?after=1&after=2", "after is given more than once"],
+    ["?stream=", "stream"],
+    ["?stream=a%20b", "stream"],
+    [`?stream=${"a".repeat(65)}`, "stream"],
   ])("answers 400 naming the fault for %s", async (query, word) => {
     const { get } = await endpoint();
     const res = await get(query);
@@ -193,12 +220,13 @@ describe("GET /events: the long poll", () => {
   });
 
   it("answers an empty page when the wait ends with nothing new", async () => {
-    const { notifier, clock, get } = await endpoint();
+    const { store, notifier, clock, get } = await endpoint();
+    store.append({}, {}, {}, {});
     const listening = notifier.subscribed();
     const answer = get("?after=4&wait=2");
     await listening;
     clock.advance(2_000);
-    expect((await answer).text).toBe(`{"events":[],"last":4,"first":0}`);
+    expect((await answer).text).toBe(`{"events":[],"last":4,"first":1,"stream":"${MEMORY_STREAM}"}`);
     expect(clock.pending()).toBe(0);
   });
 
@@ -220,7 +248,7 @@ describe("GET /events: the long poll", () => {
     const answer = get("?after=0&wait=60s");
     await listening;
     await server.close();
-    expect((await answer).text).toBe(`{"events":[],"last":0,"first":0}`);
+    expect((await answer).text).toBe(`{"events":[],"last":0,"first":0,"stream":"${MEMORY_STREAM}"}`);
     expect(notifier.listening()).toBe(0);
   });
 });

@@ -6,9 +6,9 @@
 import { setImmediate as settle } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { servedEvent } from "../src/events/message.js";
-import { EVENT_POLL_MS, missedAfter, readPage, waitForEvents } from "../src/events/pull.js";
+import { EVENT_POLL_MS, lostPlace, missedAfter, readPage, waitForEvents } from "../src/events/pull.js";
 import { fixedClock } from "./support/fakes.js";
-import { memoryEventStore, watchedNotifier } from "./support/memory-event-store.js";
+import { MEMORY_STREAM, memoryEventStore, watchedNotifier } from "./support/memory-event-store.js";
 
 const T0 = Date.parse("2026-11-27T10:00:00.000Z");
 
@@ -45,14 +45,37 @@ describe("readPage", () => {
       events: [expect.stringMatching(/^\{"id":3,"type":/)],
       last: 3,
       first: 1,
+      stream: MEMORY_STREAM,
     });
   });
 
-  it("answers an empty page with `last` = after, also past the end", async () => {
+  it("answers an empty page with `last` = after at the end, also when every event was pruned", async () => {
     const store = memoryEventStore();
-    expect(await readPage(store, 0, 100)).toEqual({ events: [], last: 0, first: 0 });
-    store.append({});
-    expect(await readPage(store, 7, 100)).toEqual({ events: [], last: 7, first: 1 });
+    expect(await readPage(store, 0, 100)).toEqual({ events: [], last: 0, first: 0, stream: MEMORY_STREAM });
+    store.append({}, {});
+    expect(await readPage(store, 2, 100)).toEqual({ events: [], last: 2, first: 1, stream: MEMORY_STREAM });
+    await store.pruneEvents("2100-01-01T00:00:00.000Z", 1000, false, "2026-11-27T00:00:00.000Z");
+    // The ids given are remembered: a consumer at 2 is still in place, and waits for 3.
+    expect(await readPage(store, 2, 100)).toEqual({ events: [], last: 2, first: 0, stream: MEMORY_STREAM });
+  });
+
+  it("says a place is lost, reading nothing, past every id given or in another stream", async () => {
+    const store = memoryEventStore();
+    store.append({}, {});
+    const beyond = await readPage(store, 3, 100);
+    expect(beyond).toMatchObject({ events: [], last: 3, first: 1, stream: MEMORY_STREAM });
+    expect(beyond.lost).toBe(
+      "after 3 is beyond the newest event id this mirror has given, 2: the mirror was made again, or " +
+        "restored from an older copy, and its event ids started over; read again from after 0",
+    );
+    const other = await readPage(store, 1, 100, "feedc0de");
+    expect(other).toMatchObject({ events: [], last: 1 });
+    expect(other.lost).toMatch(/^stream feedc0de is not this mirror's events stream \(0123456789abcdef/);
+    expect((await readPage(store, 1, 100, MEMORY_STREAM)).lost).toBeUndefined();
+    expect(lostPlace(0, undefined, { first: 7, assigned: 0, stream: null })).toBeUndefined();
+    expect(lostPlace(9, undefined, { first: 7, assigned: 8, stream: null })).toMatch(
+      /read again from after 0 \(the oldest event kept is 7\)$/,
+    );
   });
 
   it("tells the oldest id kept, so a consumer behind retention knows what it missed", async () => {

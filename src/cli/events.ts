@@ -26,6 +26,11 @@ export function registerEvents(program: Command): void {
       "print the events after this id: the last one you processed (default 0: all kept)",
     )
     .option("--limit <n>", "print at most this many events (default: every one there is)")
+    .option(
+      "--stream <id>",
+      "the events stream --after was read in (printed on stderr at start): refused, exit 1, when the " +
+        "mirror was made again since",
+    )
     .option("--follow", "after the last event, keep waiting for new ones until Ctrl-C (exit 0)")
     .action(withExitCode(eventsAction));
   events
@@ -54,6 +59,7 @@ function numberFlag(flags: Record<string, unknown>, name: string, min: number, h
 function eventsAction(flags: Record<string, unknown>): Promise<number> {
   let after = 0;
   let limit: number | undefined;
+  const stream = flags.stream === undefined ? undefined : String(flags.stream);
   const check = () => {
     after = numberFlag(flags, "after", 0, "booking-sync events --after 0") ?? 0;
     limit = numberFlag(flags, "limit", 1, "booking-sync events --after 0 --limit 100");
@@ -72,7 +78,7 @@ function eventsAction(flags: Record<string, unknown>): Promise<number> {
       // The clock's timers are unref'd and a SQLite reader holds no socket: this keeps a follow alive.
       const awake = follow ? setInterval(() => {}, 3_600_000) : undefined;
       try {
-        await printEvents(app.store.events, app.clock, { after, limit, follow, signal });
+        await printEvents(app.store.events, app.clock, { after, limit, follow, signal, stream });
       } finally {
         clearInterval(awake);
         process.stdout.off("error", onError);
@@ -88,14 +94,29 @@ function eventsAction(flags: Record<string, unknown>): Promise<number> {
 async function printEvents(
   store: EventStore,
   clock: TimerClock,
-  o: { after: number; limit: number | undefined; follow: boolean; signal: AbortSignal },
+  o: {
+    after: number;
+    limit: number | undefined;
+    follow: boolean;
+    signal: AbortSignal;
+    stream: string | undefined;
+  },
 ): Promise<void> {
-  let { after } = o;
+  let { after, stream } = o;
   let left = o.limit ?? Number.POSITIVE_INFINITY;
   let told = false;
   while (left > 0 && !o.signal.aborted) {
     const want = Math.min(PULL.maxLimit, left);
-    const page = await readPage(store, after, want);
+    const page = await readPage(store, after, want, stream);
+    // Exit 1: the work cannot be done, whatever the flags; the message says where to start again.
+    if (page.lost) throw new Error(page.lost);
+    if (!told && page.stream !== null) {
+      process.stderr.write(
+        `booking-sync: events stream ${page.stream}: resume with --after <the last id read> --stream ${page.stream}\n`,
+      );
+    }
+    // The rest of a follow reads the stream it started in.
+    stream = page.stream ?? undefined;
     if (!told && missedAfter(after, page.first)) {
       // Said on stderr, so the JSON lines on stdout stay a clean stream.
       process.stderr.write(

@@ -52,6 +52,16 @@ export interface Replay {
   next: number;
 }
 
+/** What tells a consumer whether its place (the last id it read) is in this mirror's stream. */
+export interface StreamBounds {
+  /** The oldest event kept's id (older ones were pruned), 0 when none. */
+  first: number;
+  /** The newest id this mirror has ever given an event, pruned since or not; 0 before the first. */
+  assigned: number;
+  /** The stream's identity, made once with the mirror; null in a mirror not migrated since (read only). */
+  stream: string | null;
+}
+
 /** The mirror's side of the events stream. */
 export interface EventStore {
   /** Events with id > `after`, ascending, at most `limit` (and at most `to` when given). */
@@ -60,6 +70,8 @@ export interface EventStore {
   lastEventId(): Awaitable<number>;
   /** The oldest event kept's id (older ones were pruned), 0 when none. */
   firstEventId(): Awaitable<number>;
+  /** Where the stream stands, for a consumer to check its place against: see `StreamBounds`. */
+  bounds(): Awaitable<StreamBounds>;
   /** The webhook sink's state (the initial state when never written). */
   readDelivery(): Awaitable<DeliveryState>;
   /** Writes the parts of the sink's state given, committed before it resolves. */

@@ -6,7 +6,7 @@
 import type { TimerClock } from "../sync/ports.js";
 import { servedEvent } from "./message.js";
 import type { EventWake } from "./notifier.js";
-import type { EventStore } from "./ports.js";
+import type { EventStore, StreamBounds } from "./ports.js";
 
 /** Bounds of one read: events a page (default 100, at most 1,000) and seconds a wait (at most 60). */
 export const PULL = { defaultLimit: 100, maxLimit: 1000, maxWaitSeconds: 60 } as const;
@@ -22,6 +22,10 @@ export interface EventPage {
   last: number;
   /** The oldest event kept's id (0 when none): events between `after` and it were pruned. */
   first: number;
+  /** The stream's identity: a consumer gives it back to be refused when the mirror was made again. */
+  stream: string | null;
+  /** Why the consumer's place is not in this stream (then no events): it must read again from 0. */
+  lost?: string;
 }
 
 /** `text` as a whole number (an event id, a count), or undefined when it is not one. */
@@ -33,15 +37,36 @@ export function wholeNumber(text: string): number | undefined {
 /**
  * The events after `after`, at most `limit` of them, and the oldest id kept: a consumer whose
  * `after` is older than that missed what retention pruned, and is told rather than left to guess.
+ * A place that cannot be in this stream (`stream` not this one's, or `after` past every id given)
+ * is `lost`: waiting there would skip the new stream's first events without a word.
  */
 export async function readPage(
-  store: Pick<EventStore, "readEvents" | "firstEventId">,
+  store: Pick<EventStore, "readEvents" | "bounds">,
   after: number,
   limit: number,
-) {
+  stream?: string,
+): Promise<EventPage> {
+  const bounds = await store.bounds();
+  const page = { events: [] as string[], last: after, first: bounds.first, stream: bounds.stream };
+  const lost = lostPlace(after, stream, bounds);
+  if (lost) return { ...page, lost };
   const rows = await store.readEvents(after, limit);
-  const first = await store.firstEventId();
-  return { events: rows.map(servedEvent), last: rows.at(-1)?.id ?? after, first } satisfies EventPage;
+  return { ...page, events: rows.map(servedEvent), last: rows.at(-1)?.id ?? after };
+}
+
+/** Why a consumer at `after` in `stream` has lost its place in the stream `bounds` describes; undefined when it has not. */
+export function lostPlace(
+  after: number,
+  stream: string | undefined,
+  bounds: StreamBounds,
+): string | undefined {
+  const again = `read again from after 0${bounds.first > 1 ? ` (the oldest event kept is ${bounds.first})` : ""}`;
+  const why = "the mirror was made again, or restored from an older copy, and its event ids started over";
+  if (stream !== undefined && stream !== bounds.stream)
+    return `stream ${stream} is not this mirror's events stream (${bounds.stream ?? "none"}): ${why}; ${again}`;
+  if (after > bounds.assigned)
+    return `after ${after} is beyond the newest event id this mirror has given, ${bounds.assigned}: ${why}; ${again}`;
+  return undefined;
 }
 
 /** Whether events after `after` were pruned before the consumer read them. */

@@ -58,9 +58,20 @@ const eventReplays = described(schema.eventReplays, {
   },
 });
 
+const eventStream = described(schema.eventStream, {
+  description:
+    "The events stream's identity: one row, made with the mirror. A mirror made again starts its event " +
+    "ids at 1 under a new identity, which `GET /events` (`stream`) and `booking-sync events` show.",
+  internal: true,
+  columns: {
+    id: worker("A random id (32 hex digits), made once by the migration that made this table."),
+  },
+});
+
 /** The events tables, in the order docs/schema.md lists them. */
 export const EVENT_TABLES: Record<string, RelationEntry> = Object.fromEntries([
   bookingEvents,
   eventDelivery,
   eventReplays,
+  eventStream,
 ]);

@@ -7,6 +7,7 @@
  */
 import type { DeliveryState, EventStore, PendingMessage, Replay, StoredEvent } from "../events/ports.js";
 import type { Awaitable } from "../sync/ports.js";
+import { readBounds } from "./event-bounds.js";
 import { type Dialect, POSTGRES } from "./mirror/dialect.js";
 import type { Snapshot } from "./snapshot.js";
 
@@ -152,6 +153,7 @@ export function eventStore(snapshot: Snapshot, write: WriteRows, d: Dialect): Ev
         ),
       ),
     firstEventId: () => edgeId("min"),
+    bounds: () => snapshot((r) => readBounds(r, d === POSTGRES)),
     lastEventId: () => edgeId("max"),
     readDelivery: async () =>
       stateOf(

@@ -25,4 +25,4 @@ const tables = mirrorTables({
 
 export const { bookings, bookingPackages, bookingItems, bookingChanges, stateLabels } = tables;
 export const { syncState, syncRuns, rejectedRecords, leases } = tables;
-export const { bookingEvents, eventDelivery, eventReplays } = tables;
+export const { bookingEvents, eventDelivery, eventReplays, eventStream } = tables;

@@ -289,5 +289,10 @@ function describeTables<
       requestedAt: d.text("requested_at").notNull(),
       finishedAt: d.text("finished_at"),
     }),
+    /**
+     * The events stream's identity: one row, a random id its migration made, so a consumer can tell
+     * this stream from the one a recreated mirror starts again at id 1.
+     */
+    eventStream: spec("event_stream", { id: d.text("id").primaryKey() }),
   };
 }

@@ -24,6 +24,9 @@ export interface MemoryEventStore extends EventStore {
 
 export { INITIAL_DELIVERY };
 
+/** The in-memory stream's identity. */
+export const MEMORY_STREAM = "0123456789abcdef0123456789abcdef";
+
 export function memoryEventStore(): MemoryEventStore {
   const rows: StoredEvent[] = [];
   const replays: Array<Replay & { requestedAt: string; finishedAt: string | null }> = [];
@@ -47,6 +50,7 @@ export function memoryEventStore(): MemoryEventStore {
     },
     lastEventId: () => rows.at(-1)?.id ?? 0,
     firstEventId: () => rows[0]?.id ?? 0,
+    bounds: () => ({ first: rows[0]?.id ?? 0, assigned: nextId - 1, stream: MEMORY_STREAM }),
     readDelivery: () => ({ ...delivery }),
     saveDelivery(change) {
       delivery = { ...delivery, ...change };
