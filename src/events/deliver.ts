@@ -8,8 +8,8 @@ import { errorText } from "../daemon/error-text.js";
 import { ConfigError } from "../errors.js";
 import type { Logger, TimerClock } from "../sync/ports.js";
 import { retryDelay } from "./backoff.js";
-import { MAX_BATCH, type Message, randomTag, type TagSource } from "./message.js";
-import { cutPending, nextMessage } from "./next-message.js";
+import { MAX_BATCH, type Message, pendingOf, randomTag, type TagSource } from "./message.js";
+import { cutPending, type Held, heldMessage, nextMessage } from "./next-message.js";
 import type { DeliveryState, EventStore, PostResult, PostWebhook } from "./ports.js";
 import { type Signer, signer } from "./sign.js";
 import { webhookUrlProblem } from "./webhook-url.js";
@@ -64,6 +64,11 @@ interface Ctx extends DeliveryOptions {
   startChecked: boolean;
   woken: boolean;
   interrupt: (() => void) | undefined;
+  /**
+   * The sink's state as the write after a 2xx returned it, and the message that write stored as
+   * pending: the next turn sends it at once, reading neither again. Only from one turn to the next.
+   */
+  held: Held | undefined;
 }
 
 interface Wait {
@@ -90,6 +95,7 @@ export function startDelivery(options: DeliveryOptions): Delivery {
     startChecked: false,
     woken: false,
     interrupt: undefined,
+    held: undefined,
   };
   const stopped = run(ctx).catch((err) => {
     ctx.logger.error({ error: errorText(err) }, "webhook delivery stopped on an unexpected error");
@@ -145,7 +151,9 @@ function pause(ctx: Ctx, wait: Wait): Promise<void> {
 
 /** One turn: sends the next message if one is due; returns how long to wait before the next turn. */
 async function step(ctx: Ctx): Promise<Wait> {
-  let state = await ctx.store.readDelivery();
+  const { held } = ctx;
+  ctx.held = undefined;
+  let state = held?.state ?? (await ctx.store.readDelivery());
   if (!ctx.startChecked) {
     state = await checkPendingSize(ctx, await checkEndpoint(ctx, state));
     ctx.startChecked = true;
@@ -153,21 +161,21 @@ async function step(ctx: Ctx): Promise<Wait> {
   const due = state.nextAttemptAt ? Date.parse(state.nextAttemptAt) - ctx.clock.now().getTime() : 0;
   if (due > 0) return { ms: due, why: "backoff" };
   const now = ctx.clock.now().toISOString();
-  const chosen = await nextMessage(ctx.store, state, ctx.batch, now, ctx.logger, ctx.tag);
+  const chosen =
+    heldMessage(held, state) ?? (await nextMessage(ctx.store, state, ctx.batch, now, ctx.logger, ctx.tag));
   if (!chosen) return { ms: IDLE_POLL_MS, why: "idle" };
   const { message } = chosen;
   let attempts = state.attempts;
   if (chosen.fresh) {
     // Fixed before the first attempt: a retry, also after a kill, resends this id and body.
-    const { id, first, last, replay } = message;
-    await ctx.store.saveDelivery({ pending: { id, first, last, replay }, attempts: 0, nextAttemptAt: null });
+    await ctx.store.saveDelivery({ pending: pendingOf(message), attempts: 0, nextAttemptAt: null });
     attempts = 0;
   }
   const result = await send(ctx, message);
   // Stopped mid-attempt: not the receiver's failure; the message stays pending for the next start.
   if (ctx.signal.aborted) return { ms: 0, why: "idle" };
   if (result.ok) {
-    await delivered(ctx, message);
+    await delivered(ctx, state, message);
     return { ms: 0, why: "idle" };
   }
   if (result.status === 413 && (await tooLarge(ctx, message, result))) return { ms: 0, why: "idle" };
@@ -191,15 +199,21 @@ function send(ctx: Ctx, message: Message): Promise<PostResult> {
   });
 }
 
-async function delivered(ctx: Ctx, message: Message): Promise<void> {
+/**
+ * Records a 2xx. After a live message, the next message is chosen first and stored as pending in the
+ * same write that moves the cursor (the store keeps the cursor from moving back, should the cap have
+ * moved it past): a backlog costs one write a message, and the state that write returns.
+ */
+async function delivered(ctx: Ctx, state: DeliveryState, message: Message): Promise<void> {
   const at = ctx.clock.now().toISOString();
   const done = { pending: null, attempts: 0, nextAttemptAt: null, lastDeliveredAt: at };
-  if (message.replay !== null) {
-    await ctx.store.advanceReplay(message.replay, message.last + 1, at, done);
-  } else {
-    // The cap may have moved the cursor past this message meanwhile: never move it back.
-    const { cursor } = await ctx.store.readDelivery();
-    await ctx.store.saveDelivery({ ...done, cursor: Math.max(cursor, message.last) });
+  if (message.replay !== null) await ctx.store.advanceReplay(message.replay, message.last + 1, at, done);
+  else {
+    const sent = { ...state, ...done, cursor: Math.max(state.cursor, message.last) };
+    const next = await nextMessage(ctx.store, sent, ctx.batch, at, ctx.logger, ctx.tag);
+    const pending = next && pendingOf(next.message);
+    const after = await ctx.store.saveDelivery({ ...done, pending, cursor: message.last });
+    if (next) ctx.held = { state: after, message: next.message };
   }
   ctx.logger.debug({ webhookId: message.id, first: message.first, last: message.last }, "webhook delivered");
 }

@@ -64,3 +64,8 @@ export function buildMessage(events: readonly StoredEvent[], replay: number | nu
   const last = events.at(-1)?.id as number;
   return { id: messageId(first, last, replay, tag), first, last, replay, body };
 }
+
+/** What `event_delivery` stores of `message`: its id and range. */
+export function pendingOf({ id, first, last, replay }: Message): PendingMessage {
+  return { id, first, last, replay };
+}

@@ -4,13 +4,30 @@
  * exactly it": `cutPending`, for a message the receiver cannot have taken.
  */
 import type { Logger } from "../sync/ports.js";
-import { buildMessage, MAX_BATCH, type Message, messageBody, type TagSource } from "./message.js";
+import { buildMessage, MAX_BATCH, type Message, messageBody, pendingOf, type TagSource } from "./message.js";
 import type { DeliveryState, EventStore, PendingMessage, Replay, StoredEvent } from "./ports.js";
 
 /** A message to send, and whether it is new (to be stored as pending before its first attempt). */
 export interface Chosen {
   message: Message;
   fresh: boolean;
+}
+
+/** The sink's state as a write returned it, and the message that write stored as pending. */
+export interface Held {
+  state: DeliveryState;
+  message: Message;
+}
+
+/**
+ * The message `held` says the last write stored, to send without reading it back; undefined when
+ * there is none, or the cap has moved the cursor into it since (then `nextMessage` says so).
+ */
+export function heldMessage(held: Held | undefined, state: DeliveryState): Chosen | undefined {
+  const message = held?.message;
+  if (!message || state.pending?.id !== message.id) return undefined;
+  if (message.replay === null && state.cursor >= message.first) return undefined;
+  return { message, fresh: false };
 }
 
 /**
@@ -121,12 +138,9 @@ export async function cutPending(store: EventStore, logger: Logger, request: Cut
   const events = await pendingEvents(store, pending, request.cursor);
   const kept = events ? Math.max(1, Math.trunc(request.keep(events.length))) : 0;
   if (!events || kept >= events.length) return false;
-  const { id, first, last, replay, body } = buildMessage(
-    events.slice(0, kept),
-    pending.replay,
-    request.tag(),
-  );
-  const reset = { pending: { id, first, last, replay }, attempts: 0, nextAttemptAt: null };
+  const message = buildMessage(events.slice(0, kept), pending.replay, request.tag());
+  const { id, body } = message;
+  const reset = { pending: pendingOf(message), attempts: 0, nextAttemptAt: null };
   await store.saveDelivery({ ...request.change, ...reset });
   logger.warn(
     {

@@ -74,8 +74,8 @@ export interface EventStore {
   bounds(): Awaitable<StreamBounds>;
   /** The webhook sink's state (the initial state when never written). */
   readDelivery(): Awaitable<DeliveryState>;
-  /** Writes the parts of the sink's state given, committed before it resolves. */
-  saveDelivery(change: Partial<DeliveryState>): Awaitable<void>;
+  /** Writes the parts of the sink's state given, committed before it resolves; the state after it. */
+  saveDelivery(change: Partial<DeliveryState>): Awaitable<DeliveryState>;
   /** The oldest replay not finished, or null. */
   nextReplay(): Awaitable<Replay | null>;
   /** Records a replay request; returns its id. */

@@ -108,16 +108,20 @@ export function eventStore(snapshot: Snapshot, write: WriteRows, d: Dialect): Ev
     );
   const cursorOf = `coalesce((SELECT cursor FROM event_delivery WHERE name = '${SINK}'), 0)`;
 
+  const readDelivery = async () =>
+    stateOf((await read<Record<string, unknown>>("SELECT * FROM event_delivery WHERE name = ?", [SINK]))[0]);
+  // The state after the write comes back with it: the delivery loop reads it in no second round trip.
   const saveDelivery = async (change: Partial<DeliveryState>) => {
     const set = assignments(change);
-    if (set.length === 0) return;
+    if (set.length === 0) return readDelivery();
     const names = set.map(([c]) => c);
-    await put(
+    const [row] = await put(
       `INSERT INTO event_delivery (name, ${names.join(", ")}) VALUES (?, ${names.map(() => "?").join(", ")})
        ON CONFLICT (name) DO UPDATE SET ${names.map(assign).join(", ")}
-       RETURNING name`,
+       RETURNING *`,
       [SINK, ...set.map(([, v]) => v)],
     );
+    return stateOf(row);
   };
 
   /** Deletes, a chunk at a time, the events `where` selects; how many. */
@@ -155,10 +159,7 @@ export function eventStore(snapshot: Snapshot, write: WriteRows, d: Dialect): Ev
     firstEventId: () => edgeId("min"),
     bounds: () => snapshot((r) => readBounds(r, d === POSTGRES)),
     lastEventId: () => edgeId("max"),
-    readDelivery: async () =>
-      stateOf(
-        (await read<Record<string, unknown>>("SELECT * FROM event_delivery WHERE name = ?", [SINK]))[0],
-      ),
+    readDelivery,
     saveDelivery,
     nextReplay: async () => {
       const [row] = await read<Record<string, unknown>>(

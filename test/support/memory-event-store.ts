@@ -54,6 +54,7 @@ export function memoryEventStore(): MemoryEventStore {
     readDelivery: () => ({ ...delivery }),
     saveDelivery(change) {
       delivery = { ...delivery, ...change };
+      return { ...delivery };
     },
     nextReplay() {
       const open = replays.find((r) => r.finishedAt === null);
