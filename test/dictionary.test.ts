@@ -91,6 +91,7 @@ describe("data dictionary", () => {
       "__drizzle_migrations",
       "event_delivery",
       "event_replays",
+      "event_stream",
       "leases",
       "sqlite_sequence",
       "sync_state",

@@ -209,7 +209,7 @@ describe.skipIf(!postgresAvailable())("PostgreSQL schema beside SQLite's", () =>
         })),
       ]),
     );
-    expect(Object.keys(want)).toHaveLength(12);
+    expect(Object.keys(want)).toHaveLength(13);
     expect(await pgColumns("BASE TABLE")).toEqual(want);
   });
 
