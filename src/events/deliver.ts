@@ -64,10 +64,7 @@ interface Ctx extends DeliveryOptions {
   startChecked: boolean;
   woken: boolean;
   interrupt: (() => void) | undefined;
-  /**
-   * The sink's state as the write after a 2xx returned it, and the message that write stored as
-   * pending: the next turn sends it at once, reading neither again. Only from one turn to the next.
-   */
+  /** What the write after a 2xx returned and stored as pending: the next turn sends it unread. */
   held: Held | undefined;
 }
 
@@ -166,16 +163,19 @@ async function step(ctx: Ctx): Promise<Wait> {
   if (!chosen) return { ms: IDLE_POLL_MS, why: "idle" };
   const { message } = chosen;
   let attempts = state.attempts;
+  // Whether a replay waited at the last write before this attempt; unknown without one.
+  let replays = held?.state.replayWaiting;
   if (chosen.fresh) {
     // Fixed before the first attempt: a retry, also after a kill, resends this id and body.
-    await ctx.store.saveDelivery({ pending: pendingOf(message), attempts: 0, nextAttemptAt: null });
+    const change = { pending: pendingOf(message), attempts: 0, nextAttemptAt: null };
+    replays = (await ctx.store.saveDelivery(change)).replayWaiting;
     attempts = 0;
   }
   const result = await send(ctx, message);
   // Stopped mid-attempt: not the receiver's failure; the message stays pending for the next start.
   if (ctx.signal.aborted) return { ms: 0, why: "idle" };
   if (result.ok) {
-    await delivered(ctx, state, message);
+    await delivered(ctx, state, message, replays ?? true);
     return { ms: 0, why: "idle" };
   }
   if (result.status === 413 && (await tooLarge(ctx, message, result))) return { ms: 0, why: "idle" };
@@ -202,15 +202,16 @@ function send(ctx: Ctx, message: Message): Promise<PostResult> {
 /**
  * Records a 2xx. After a live message, the next message is chosen first and stored as pending in the
  * same write that moves the cursor (the store keeps the cursor from moving back, should the cap have
- * moved it past): a backlog costs one write a message, and the state that write returns.
+ * moved it past): a backlog costs a read of events and a write a message. Replays are looked for
+ * when the last write said one waits (`replays`): one asked for mid-attempt goes a message later.
  */
-async function delivered(ctx: Ctx, state: DeliveryState, message: Message): Promise<void> {
+async function delivered(ctx: Ctx, state: DeliveryState, message: Message, replays: boolean) {
   const at = ctx.clock.now().toISOString();
   const done = { pending: null, attempts: 0, nextAttemptAt: null, lastDeliveredAt: at };
   if (message.replay !== null) await ctx.store.advanceReplay(message.replay, message.last + 1, at, done);
   else {
     const sent = { ...state, ...done, cursor: Math.max(state.cursor, message.last) };
-    const next = await nextMessage(ctx.store, sent, ctx.batch, at, ctx.logger, ctx.tag);
+    const next = await nextMessage(ctx.store, sent, ctx.batch, at, ctx.logger, ctx.tag, replays);
     const pending = next && pendingOf(next.message);
     const after = await ctx.store.saveDelivery({ ...done, pending, cursor: message.last });
     if (next) ctx.held = { state: after, message: next.message };

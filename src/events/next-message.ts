@@ -5,7 +5,14 @@
  */
 import type { Logger } from "../sync/ports.js";
 import { buildMessage, MAX_BATCH, type Message, messageBody, pendingOf, type TagSource } from "./message.js";
-import type { DeliveryState, EventStore, PendingMessage, Replay, StoredEvent } from "./ports.js";
+import type {
+  DeliveryState,
+  EventStore,
+  PendingMessage,
+  Replay,
+  SavedDelivery,
+  StoredEvent,
+} from "./ports.js";
 
 /** A message to send, and whether it is new (to be stored as pending before its first attempt). */
 export interface Chosen {
@@ -15,7 +22,7 @@ export interface Chosen {
 
 /** The sink's state as a write returned it, and the message that write stored as pending. */
 export interface Held {
-  state: DeliveryState;
+  state: SavedDelivery;
   message: Message;
 }
 
@@ -33,7 +40,7 @@ export function heldMessage(held: Held | undefined, state: DeliveryState): Chose
 /**
  * The next message for a sink in `state`, or null when nothing waits; a new one gets its webhook-id's
  * tag from `tag`. Replays with nothing left in their range (pruned since, or past the last event) are
- * finished here, at `at` (ISO).
+ * finished here, at `at` (ISO). `replays` false: a write just said none waits, so none is looked for.
  */
 export async function nextMessage(
   store: EventStore,
@@ -42,6 +49,7 @@ export async function nextMessage(
   at: string,
   logger: Logger,
   tag: TagSource,
+  replays = true,
 ): Promise<Chosen | null> {
   if (state.pending) {
     const again = await pendingMessage(store, state.pending, state.cursor);
@@ -52,7 +60,7 @@ export async function nextMessage(
         "pruned or dropped since; what is left of it goes in a new message",
     );
   }
-  for (;;) {
+  while (replays) {
     const replay = await store.nextReplay();
     if (!replay) break;
     const events = await store.readEvents(replay.next - 1, batch, replay.to);

@@ -44,6 +44,12 @@ export interface DeliveryState {
   droppedAt: string | null;
 }
 
+/** The sink's state as a write left it, read by the write itself. */
+export interface SavedDelivery extends DeliveryState {
+  /** Whether a replay was waiting to be sent (one not finished) when the write was made. */
+  replayWaiting: boolean;
+}
+
 /** A replay asked for by `events replay`; `next` is the first id not yet sent again. */
 export interface Replay {
   id: number;
@@ -75,7 +81,7 @@ export interface EventStore {
   /** The webhook sink's state (the initial state when never written). */
   readDelivery(): Awaitable<DeliveryState>;
   /** Writes the parts of the sink's state given, committed before it resolves; the state after it. */
-  saveDelivery(change: Partial<DeliveryState>): Awaitable<DeliveryState>;
+  saveDelivery(change: Partial<DeliveryState>): Awaitable<SavedDelivery>;
   /** The oldest replay not finished, or null. */
   nextReplay(): Awaitable<Replay | null>;
   /** Records a replay request; returns its id. */

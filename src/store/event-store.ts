@@ -5,7 +5,14 @@
  * database hands out again). Writes go through the writer's connection outside any batch and are
  * committed when they resolve: the pending message must be stored before its first attempt.
  */
-import type { DeliveryState, EventStore, PendingMessage, Replay, StoredEvent } from "../events/ports.js";
+import type {
+  DeliveryState,
+  EventStore,
+  PendingMessage,
+  Replay,
+  SavedDelivery,
+  StoredEvent,
+} from "../events/ports.js";
 import type { Awaitable } from "../sync/ports.js";
 import { readBounds } from "./event-bounds.js";
 import { type Dialect, POSTGRES } from "./mirror/dialect.js";
@@ -108,20 +115,30 @@ export function eventStore(snapshot: Snapshot, write: WriteRows, d: Dialect): Ev
     );
   const cursorOf = `coalesce((SELECT cursor FROM event_delivery WHERE name = '${SINK}'), 0)`;
 
-  const readDelivery = async () =>
-    stateOf((await read<Record<string, unknown>>("SELECT * FROM event_delivery WHERE name = ?", [SINK]))[0]);
-  // The state after the write comes back with it: the delivery loop reads it in no second round trip.
-  const saveDelivery = async (change: Partial<DeliveryState>) => {
+  const readRow = async () =>
+    (await read<Record<string, unknown>>("SELECT * FROM event_delivery WHERE name = ?", [SINK]))[0];
+  const readDelivery = async () => stateOf(await readRow());
+  // The state after the write, and whether a replay waits, come back with it: the delivery loop
+  // reads them in no second round trip.
+  const saveDelivery = async (change: Partial<DeliveryState>): Promise<SavedDelivery> => {
     const set = assignments(change);
-    if (set.length === 0) return readDelivery();
+    const waiting = "EXISTS (SELECT 1 FROM event_replays WHERE finished_at IS NULL) AS waiting";
+    const saved = (row: Record<string, unknown> | undefined, waits: unknown) => ({
+      ...stateOf(row),
+      replayWaiting: Boolean(Number(waits ?? 0)),
+    });
+    if (set.length === 0) {
+      const [replays] = await read<{ waiting: unknown }>(`SELECT ${waiting}`);
+      return saved(await readRow(), replays?.waiting);
+    }
     const names = set.map(([c]) => c);
     const [row] = await put(
       `INSERT INTO event_delivery (name, ${names.join(", ")}) VALUES (?, ${names.map(() => "?").join(", ")})
        ON CONFLICT (name) DO UPDATE SET ${names.map(assign).join(", ")}
-       RETURNING *`,
+       RETURNING *, ${waiting}`,
       [SINK, ...set.map(([, v]) => v)],
     );
-    return stateOf(row);
+    return saved(row, row?.waiting);
   };
 
   /** Deletes, a chunk at a time, the events `where` selects; how many. */

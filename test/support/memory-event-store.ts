@@ -54,7 +54,7 @@ export function memoryEventStore(): MemoryEventStore {
     readDelivery: () => ({ ...delivery }),
     saveDelivery(change) {
       delivery = { ...delivery, ...change };
-      return { ...delivery };
+      return { ...delivery, replayWaiting: replays.some((r) => r.finishedAt === null) };
     },
     nextReplay() {
       const open = replays.find((r) => r.finishedAt === null);
