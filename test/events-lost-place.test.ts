@@ -5,35 +5,14 @@
  * subprocess), each saying to read again from 0. Pruning every event does not lower the ids given.
  */
 import { expect, it } from "vitest";
-import { createHealth } from "../src/daemon/health.js";
-import { startHttpServer } from "../src/daemon/http.js";
-import { createMetrics } from "../src/daemon/metrics.js";
-import type { Logger } from "../src/sync/ports.js";
-import { http } from "./support/daemon-process.js";
 import { dbEnv } from "./support/db-env.js";
 import { afterTest } from "./support/delivery-harness.js";
-import { type EventMirror, eventMirror } from "./support/event-mirror.js";
-import { fixedClock } from "./support/fakes.js";
+import { eventMirror } from "./support/event-mirror.js";
+import { eventsEndpoint } from "./support/events-endpoint.js";
 import { runCli } from "./support/harness.js";
 import { describeBackends } from "./support/postgres.js";
 
-const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 const AGAIN = "read again from after 0";
-
-/** GET /events on the real endpoint (127.0.0.1, port 0) over `m`'s events. */
-async function endpoint(m: EventMirror) {
-  const server = await startHttpServer({
-    host: "127.0.0.1",
-    port: 0,
-    health: createHealth({ readyMaxAgeSeconds: 60 }),
-    registry: createMetrics({ processMetrics: false }).registry,
-    trigger: () => ({ accepted: true, coalesced: false }),
-    events: { store: m.events, clock: fixedClock(Date.parse("2026-11-27T10:00:00.000Z")) },
-    logger: quiet,
-  });
-  afterTest(() => server.close());
-  return (query: string) => http(`http://127.0.0.1:${server.port}/events${query}`);
-}
 
 describeBackends("a consumer's place in a mirror made again", (backend) => {
   it("stays valid when every event is pruned: the ids given are remembered", async () => {
@@ -45,7 +24,7 @@ describeBackends("a consumer's place in a mirror made again", (backend) => {
     const bounds = await m.events.bounds();
     expect(bounds).toMatchObject({ first: 0, assigned: 5 });
     expect(bounds.stream).toMatch(/^[0-9a-f]{32}$/);
-    const get = await endpoint(m);
+    const get = await eventsEndpoint(m.events);
     expect((await get(`?after=5&stream=${bounds.stream}`)).json).toEqual({
       events: [],
       last: 5,
@@ -68,7 +47,7 @@ describeBackends("a consumer's place in a mirror made again", (backend) => {
     const { stream } = await m.events.bounds();
     expect(stream).not.toBe(oldStream);
 
-    const get = await endpoint(m);
+    const get = await eventsEndpoint(m.events);
     const beyond = await get("?after=8&wait=60");
     expect(beyond.status).toBe(409);
     expect(beyond.json).toMatchObject({ first: 1, stream });

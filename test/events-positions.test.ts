@@ -5,23 +5,17 @@
  * and by `booking-sync events` (the build, as a subprocess), delivered and replayed.
  */
 import { expect, it } from "vitest";
-import { createHealth } from "../src/daemon/health.js";
-import { startHttpServer } from "../src/daemon/http.js";
-import { createMetrics } from "../src/daemon/metrics.js";
 import { servedEvent } from "../src/events/message.js";
-import type { Logger } from "../src/sync/ports.js";
-import { http } from "./support/daemon-process.js";
 import { dbEnv } from "./support/db-env.js";
 import { afterTest, deliveryLoop, receiver } from "./support/delivery-harness.js";
 import { type EventMirror, eventMirror } from "./support/event-mirror.js";
-import { fixedClock } from "./support/fakes.js";
+import { eventsEndpoint } from "./support/events-endpoint.js";
 import { runCli } from "./support/harness.js";
 import { type BackendKind, describeBackends } from "./support/postgres.js";
 import { untagged } from "./support/webhook-ids.js";
 
 /** Past what a 32-bit integer holds. */
 const BIG = 3_000_000_000;
-const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 
 /** Makes the mirror's next event id and next replay id `next`, as a long-lived mirror would have them. */
 async function restartIdsAt(m: EventMirror, kind: BackendKind, next: number): Promise<void> {
@@ -36,21 +30,6 @@ async function restartIdsAt(m: EventMirror, kind: BackendKind, next: number): Pr
   );
 }
 
-/** GET /events on the real endpoint (127.0.0.1, port 0) over `m`'s events. */
-async function endpoint(m: EventMirror) {
-  const server = await startHttpServer({
-    host: "127.0.0.1",
-    port: 0,
-    health: createHealth({ readyMaxAgeSeconds: 60 }),
-    registry: createMetrics({ processMetrics: false }).registry,
-    trigger: () => ({ accepted: true, coalesced: false }),
-    events: { store: m.events, clock: fixedClock(Date.parse("2026-11-27T10:00:00.000Z")) },
-    logger: quiet,
-  });
-  afterTest(() => server.close());
-  return (query: string) => http(`http://127.0.0.1:${server.port}/events${query}`);
-}
-
 describeBackends("event ids past 2^31", (backend) => {
   it("are written, pulled over GET /events and by booking-sync events, delivered and replayed as numbers", async () => {
     const m = await eventMirror(backend);
@@ -61,7 +40,7 @@ describeBackends("event ids past 2^31", (backend) => {
     expect(await m.events.lastEventId()).toBe(BIG + 2);
     expect(await m.events.firstEventId()).toBe(BIG);
 
-    const get = await endpoint(m);
+    const get = await eventsEndpoint(m.events);
     const page = await get(`?after=${BIG}`);
     expect(page.status).toBe(200);
     expect(((page.json?.events ?? []) as Array<{ id: unknown }>).map((e) => e.id)).toEqual([
