@@ -38,7 +38,7 @@ export function wholeNumber(text: string): number | undefined {
  * The events after `after`, at most `limit` of them, and the oldest id kept: a consumer whose
  * `after` is older than that missed what retention pruned, and is told rather than left to guess.
  * A place that cannot be in this stream (`stream` not this one's, or `after` past every id given)
- * is `lost`: waiting there would skip the new stream's first events without a word.
+ * is `lost`, with no events: waiting there would skip the new stream's first events without a word.
  */
 export async function readPage(
   store: Pick<EventStore, "readEvents" | "bounds">,
@@ -46,11 +46,12 @@ export async function readPage(
   limit: number,
   stream?: string,
 ): Promise<EventPage> {
+  const rows = await store.readEvents(after, limit);
+  // After the events: what retention pruned meanwhile is then still said.
   const bounds = await store.bounds();
   const page = { events: [] as string[], last: after, first: bounds.first, stream: bounds.stream };
   const lost = lostPlace(after, stream, bounds);
   if (lost) return { ...page, lost };
-  const rows = await store.readEvents(after, limit);
   return { ...page, events: rows.map(servedEvent), last: rows.at(-1)?.id ?? after };
 }
 
