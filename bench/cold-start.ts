@@ -116,7 +116,8 @@ export function usageOf(pid: number): { peakRssMb: number; cpuS: number } {
 }
 
 let ticksPerSecond: number | undefined;
-function clockTicks(): number {
+/** Clock ticks a second, the unit of /proc's CPU times. */
+export function clockTicks(): number {
   ticksPerSecond ??= Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" })) || 100;
   return ticksPerSecond;
 }

@@ -1,12 +1,13 @@
 /**
  * Benchmark of booking events (issue 26), each target printed beside its figure:
  *
- *   npm run bench:events -- [--bookings 100000] [--rounds 3] [--period-s 5] [--latency-rounds 5]
- *                           [--postgres] [--skip-fill]
+ *   npm run bench:events -- [--bookings 100000] [--rounds 3 | --pairs 10] [--period-s 5]
+ *                           [--latency-rounds 5] [--postgres] [--skip-fill | --fill-only]
  *
  * 1. Fill: a cold `booking-sync sync --no-details` of `--bookings` from the simulator at 0 ms
  *    latency into a fresh SQLite file, with events and with EVENTS_RETENTION_DAYS=0 (none recorded),
- *    `--rounds` each, alternating which goes first; the best of each and their ratio (target <= 1.1x).
+ *    `--rounds` (or `--pairs`) pairs, alternating which goes first; the median of the pairs' ratios,
+ *    of wall and of CPU time, and the ratio of the bests (target <= 1.1x). `--fill-only` stops there.
  *    The feed walk is where events are written; the details pass writes none, so leaving it out
  *    makes the ratio the harsher one.
  * 2. Delivery: `booking-sync run`, the real daemon as a subprocess (production's path: the lease,
@@ -62,36 +63,53 @@ const load = () =>
     .map((l) => l.toFixed(2))
     .join(" ");
 
-/** Best of `rounds` fills with events and without, alternating; leaves the last with-events mirror. */
+const median = (values: readonly number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+};
+
+/**
+ * `rounds` pairs of fills, with events and without, alternating which goes first; leaves the last
+ * with-events mirror. Prints the best of each, and the median of the pairs' own ratios of wall and
+ * CPU time: single runs here move by 10% or more with the host's load, a pair's two runs far less.
+ */
 async function fillFigure(apiUrl: string, dir: string, rounds: number): Promise<string> {
   const best = { events: Number.POSITIVE_INFINITY, none: Number.POSITIVE_INFINITY };
   const ratios: number[] = [];
+  const cpuRatios: number[] = [];
+  const cpu = { events: [] as number[], none: [] as number[] };
   const remove = (db: string) => {
     for (const suffix of ["", "-wal", "-shm"]) rmSync(db + suffix, { force: true });
   };
   let kept = "";
   for (let round = 0; round < rounds; round++) {
     const order = round % 2 === 0 ? (["events", "none"] as const) : (["none", "events"] as const);
-    const ms = { events: 0, none: 0 };
+    const t = { events: { ms: 0, cpuMs: 0 }, none: { ms: 0, cpuMs: 0 } };
     for (const mode of order) {
       const path = join(dir, `fill-${mode}-${round}.db`);
-      ms[mode] = await timeFill(apiUrl, path, mode === "events", join(dir, `fill-${mode}-${round}.log`));
-      best[mode] = Math.min(best[mode], ms[mode]);
+      t[mode] = await timeFill(apiUrl, path, mode === "events", join(dir, `fill-${mode}-${round}.log`));
+      best[mode] = Math.min(best[mode], t[mode].ms);
+      cpu[mode].push(t[mode].cpuMs);
       if (mode === "events") {
         if (kept) remove(kept);
         kept = path;
       } else remove(path);
     }
-    ratios.push(ms.events / ms.none);
-    console.log(`  round ${round + 1}: ${order.map((m) => `${m} ${s(ms[m])}`).join(", ")}`);
+    ratios.push(t.events.ms / t.none.ms);
+    cpuRatios.push(t.events.cpuMs / t.none.cpuMs);
+    const run = (m: "events" | "none") => `${m} ${s(t[m].ms)} (CPU ${s(t[m].cpuMs)})`;
+    console.log(
+      `  pair ${round + 1}: ${order.map(run).join(", ")}; ${ratios.at(-1)?.toFixed(3)}x, CPU ${cpuRatios.at(-1)?.toFixed(3)}x; load ${load()}`,
+    );
   }
-  // Single runs here move by 10% or more with the host's load: the median of the rounds' own
-  // ratios, each from two runs a few seconds apart, is printed beside the ratio of the bests.
-  const median = ratios.sort((a, b) => a - b)[Math.floor((ratios.length - 1) / 2)] as number;
   console.log(`  best of ${rounds}: with events ${s(best.events)}, without ${s(best.none)}`);
+  console.log(`  median CPU: with events ${s(median(cpu.events))}, without ${s(median(cpu.none))}`);
   console.log(
-    `fill with events / without = ${(best.events / best.none).toFixed(3)}x best of each,` +
-      ` ${median.toFixed(3)}x median of the rounds (target <= 1.1x)`,
+    `fill with events / without = ${median(ratios).toFixed(3)}x median of ${rounds} pairs,` +
+      ` CPU ${median(cpuRatios).toFixed(3)}x; ${(best.events / best.none).toFixed(3)}x best of each (target <= 1.1x)`,
   );
   return kept;
 }
@@ -140,8 +158,8 @@ async function postgresFigure(
   try {
     const db = await createDatabase(server.url, "booking_events_bench");
     try {
-      const fillMs = await timeFill(apiUrl, db.url, true, join(dir, "fill-pg.log"));
-      console.log(`PostgreSQL: fill with events ${s(fillMs)}`);
+      const fill = await timeFill(apiUrl, db.url, true, join(dir, "fill-pg.log"));
+      console.log(`PostgreSQL: fill with events ${s(fill.ms)}`);
       printDelivery(
         "delivery, PostgreSQL backlog",
         await timeDelivery(apiUrl, db.url, bookings, join(dir, "run-pg.log"), timeoutMs),
@@ -157,17 +175,20 @@ async function postgresFigure(
 const OPTIONS = {
   bookings: { type: "string", default: "100000" },
   rounds: { type: "string", default: "3" },
+  pairs: { type: "string" },
   "period-s": { type: "string", default: "5" },
   "latency-rounds": { type: "string", default: "5" },
   "timeout-s": { type: "string", default: "300" },
   postgres: { type: "boolean" },
   "skip-fill": { type: "boolean" },
+  "fill-only": { type: "boolean" },
 } as const;
 
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: OPTIONS });
   const bookings = whole("bookings", values.bookings, 1);
-  const rounds = whole("rounds", values.rounds, 1);
+  // --pairs is the fill figure's rounds by the name the interleaved-pairs method gives them.
+  const rounds = whole(values.pairs === undefined ? "rounds" : "pairs", values.pairs ?? values.rounds, 1);
   const periodS = whole("period-s", values["period-s"], 1);
   const timeoutMs = whole("timeout-s", values["timeout-s"], 1) * 1000;
   for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => process.exit(1));
@@ -180,6 +201,7 @@ async function main(): Promise<void> {
       `feed of ${bookings} bookings, latency 0 ms, simulator in its own process (${await sim.warm()} cached)`,
     );
     const filled = values["skip-fill"] ? undefined : await fillFigure(sim.url, dir, rounds);
+    if (values["fill-only"]) return console.log(`load average at the end ${load()}`);
     if (filled) {
       const r = await timeDelivery(sim.url, filled, bookings, join(dir, "run-backlog.log"), timeoutMs);
       printDelivery("delivery, backlog (SQLite)", r);

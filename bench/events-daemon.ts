@@ -8,7 +8,7 @@ import { once } from "node:events";
 import { closeSync, openSync, readFileSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { DEFAULT_CONCURRENCY } from "../dist/config/settings.js";
-import { daemonEnv, launcherFlags } from "./cold-start.js";
+import { clockTicks, daemonEnv, launcherFlags } from "./cold-start.js";
 
 const CLI = new URL("../dist/cli.js", import.meta.url).pathname;
 
@@ -23,17 +23,35 @@ function env(apiUrl: string, mirror: Mirror, extra: Record<string, string>): Nod
 }
 
 /**
+ * CPU seconds (user and system) of this process's children that have exited and been waited for:
+ * a child's own CPU is read from the difference across its run, as it can no longer be read itself.
+ */
+function reapedChildrenCpuS(): number {
+  const stat = readFileSync("/proc/self/stat", "utf8");
+  // Fields after the command's closing parenthesis; cutime and cstime are the 16th and 17th of the line.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[13]) + Number(fields[14])) / clockTicks();
+}
+
+/** A fill's wall time and its process's CPU time (user and system), ms. */
+export interface FillTime {
+  ms: number;
+  cpuMs: number;
+}
+
+/**
  * One cold `booking-sync sync --no-details` (the feed walk, where the events are written) into
- * `mirror`; resolves with its wall time in ms. `events: false` sets EVENTS_RETENTION_DAYS=0.
+ * `mirror`; resolves with its wall and CPU time. `events: false` sets EVENTS_RETENTION_DAYS=0.
  */
 export async function timeFill(
   apiUrl: string,
   mirror: Mirror,
   events: boolean,
   logPath: string,
-): Promise<number> {
+): Promise<FillTime> {
   const extra: Record<string, string> = events ? {} : { EVENTS_RETENTION_DAYS: "0" };
   const log = openSync(logPath, "w");
+  const cpuBefore = reapedChildrenCpuS();
   const started = performance.now();
   const child = spawn(process.execPath, [...launcherFlags(), CLI, "sync", "--no-details"], {
     env: env(apiUrl, mirror, extra),
@@ -43,7 +61,7 @@ export async function timeFill(
   const [code] = (await once(child, "exit")) as [number | null];
   const ms = performance.now() - started;
   if (code !== 0) throw new Error(`sync exited ${code}:\n${readFileSync(logPath, "utf8").slice(-3000)}`);
-  return ms;
+  return { ms, cpuMs: (reapedChildrenCpuS() - cpuBefore) * 1000 };
 }
 
 /**
