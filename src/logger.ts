@@ -3,9 +3,10 @@
  * Fields quote the source, so no line carries a raw control: JSON lines escape DEL and C1 too (same
  * values, exactly), and pretty lines show every control as `\u001b` (`printable`).
  */
+import { createRequire } from "node:module";
 import { Writable } from "node:stream";
 import { pino } from "pino";
-import pretty from "pino-pretty";
+import type pretty from "pino-pretty";
 import type { Config } from "./config/config.js";
 import { escapeJsonControls, printable } from "./printable.js";
 
@@ -32,6 +33,14 @@ function stderrBesideBar(): Writable {
   });
 }
 
+/**
+ * pino-pretty, loaded only when a logger prints to a terminal: a daemon logging JSON never holds its
+ * modules (docs/performance.md). It is CommonJS, so `require` keeps `createLogger` synchronous.
+ */
+function loadPretty(): typeof pretty {
+  return createRequire(import.meta.url)("pino-pretty") as typeof pretty;
+}
+
 export function createLogger(options: LoggerOptions): pino.Logger {
   const withStacks = options.level === "debug" || options.level === "trace";
   const base: pino.LoggerOptions = {
@@ -48,7 +57,7 @@ export function createLogger(options: LoggerOptions): pino.Logger {
   if (usePretty) {
     return pino(
       { ...base, hooks: { streamWrite: printableLine } },
-      pretty({
+      loadPretty()({
         destination: destination === process.stderr ? stderrBesideBar() : destination,
         colorize: true,
         sync: true,
