@@ -1,7 +1,7 @@
 /**
  * The status page's reads off the event loop (store/status-worker.ts) on a real SQLite mirror: a long
  * statement leaves the loop free where the in-loop reader holds it, the thread starts at the first
- * read and ends at close, and the store's page reads go through it.
+ * read and ends at close or once idle, and the store's page reads go through it.
  */
 import { readdirSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
@@ -63,6 +63,27 @@ describe("status reads in a worker thread", () => {
     await worker.close();
     expect(threads()).toBe(before);
     await expect(worker((r) => readStatusPage(r, AT))).rejects.toThrow(/the mirror is closed/);
+  });
+
+  it("end the thread once idle, not while reads follow each other; the next read starts another", async () => {
+    h = await harness({ bookings: 3 });
+    expect((await h.sync()).status).toBe("success");
+    const before = threads();
+    const worker = workerSnapshot(h.dbPath, 1000);
+    closers.push(() => worker.close());
+    // A connection's own setting shows whether two reads met the same thread's connection.
+    const cacheSize = async () =>
+      (await worker((db) => db.all<{ cache_size: number }>("PRAGMA cache_size")))[0];
+    await worker((db) => db.all("PRAGMA cache_size = -1234"));
+    for (let i = 0; i < 5; i++) {
+      expect(await cacheSize()).toEqual({ cache_size: -1234 });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    await expect.poll(threads, { timeout: 5000 }).toBe(before);
+    const [row] = await worker((db) => db.all<{ n: number }>("SELECT count(*) AS n FROM bookings"));
+    expect(row?.n).toBe(3);
+    expect(threads()).toBeGreaterThan(before);
+    expect(await cacheSize()).not.toEqual({ cache_size: -1234 });
   });
 
   it("give the reads' own errors to the caller, and the next read still works", async () => {

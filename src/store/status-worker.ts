@@ -2,7 +2,8 @@
  * Snapshots of a SQLite mirror read in a worker thread (status-worker-thread.ts), for the daemon's
  * status page. better-sqlite3 is synchronous: counting a large mirror on the event loop held /healthz
  * and /metrics for as long as the page took (docs/performance.md). Here the loop only passes messages.
- * The thread starts at the first read, so a daemon nobody views carries none of it, and ends at `close`.
+ * The thread starts at the first read, so a daemon nobody views carries none of it, and ends at `close`
+ * or once idle: kept after one page view, it held 5 MB of an idle sidecar (docs/performance.md).
  */
 import { extname } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -15,15 +16,27 @@ type Request = ThreadRequest extends infer R ? (R extends { id: number } ? Omit<
 
 type Thread = ReturnType<typeof startThread>;
 
+/** How long the thread outlives its last read, ms: page views in a row share one, a lone one ends. */
+export const THREAD_IDLE_MS = 60_000;
+
 /**
  * Snapshots of the file at `path`, one after another (the thread's connection holds one transaction
  * at a time, and two page views may overlap), each a read transaction on the thread's own read-only
  * connection: it sees what is committed and never meets the writer's open batch. Its reads run off
- * the event loop; `close` ends the thread (idempotent).
+ * the event loop; the thread ends `idleMs` after the last read (the next starts another), and at
+ * `close` (idempotent).
  */
-export function workerSnapshot(path: string): Snapshot & { close(): Promise<void> } {
+export function workerSnapshot(path: string, idleMs = THREAD_IDLE_MS): Snapshot & { close(): Promise<void> } {
   let thread: Thread | undefined;
   let closed = false;
+  let idle: NodeJS.Timeout | undefined;
+  const endWhenIdle = (t: Thread): void => {
+    idle = setTimeout(() => {
+      if (thread === t) thread = undefined;
+      void t.close();
+    }, idleMs);
+    idle.unref();
+  };
   const started = (): Thread => {
     if (closed) throw new Error(`status reads of ${path}: the mirror is closed`);
     // A thread that died is replaced at the next read.
@@ -34,17 +47,29 @@ export function workerSnapshot(path: string): Snapshot & { close(): Promise<void
     return own;
   };
   const snapshot = serialSnapshot(async () => {
+    clearTimeout(idle);
     const t = thread ?? started();
     const reader: MirrorReader = {
       all: async <R>(sql: string, params: readonly unknown[] = []) =>
         (await t.call({ op: "all", sql, params })) as R[],
       database: async () => sqliteDatabase(path),
     };
-    await t.call({ op: "begin" });
-    return [reader, () => t.call({ op: "end" }).catch(() => undefined)];
+    await t.call({ op: "begin" }).catch((err: unknown) => {
+      endWhenIdle(t);
+      throw err;
+    });
+    return [
+      reader,
+      () =>
+        t.call({ op: "end" }).then(
+          () => endWhenIdle(t),
+          () => endWhenIdle(t),
+        ),
+    ];
   });
   const close = async (): Promise<void> => {
     closed = true;
+    clearTimeout(idle);
     const t = thread;
     thread = undefined;
     await t?.close();
