@@ -8,12 +8,14 @@
  *   npm run bench:idle -- [--bookings 20000] [--idle-s 60] [--sample-s 5] [--runs 1]
  *   npm run bench:idle -- --hour                     # idle an hour, a sample a minute, each printed
  *   npm run bench:idle -- --node-options=--max-semi-space-size=4
+ *   npm run bench:idle -- --view --idle-s 120      # the HTTP endpoint on, the status page viewed once
  *
  * Prints the figures; asserts nothing (targets in docs/performance.md).
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -59,6 +61,8 @@ interface Options {
   sampleS: number;
   /** Print each sample as it is taken (the hour-long trend). */
   printSamples: boolean;
+  /** Serve HTTP and view the status page once after the sync, as someone checking on it would. */
+  view: boolean;
 }
 
 interface Run {
@@ -72,6 +76,7 @@ interface Run {
 /** One daemon on a fresh database: its first sync, then `idleS` of idling, sampled. */
 async function runOnce(o: Options): Promise<Run> {
   const dir = mkdtempSync(join(tmpdir(), "booking-sync-idle-"));
+  const port = o.view ? await freePort() : 0;
   const daemon = spawn(process.execPath, [...o.nodeArgs, o.cli, "run"], {
     env: {
       ...o.launcherEnv,
@@ -79,7 +84,7 @@ async function runOnce(o: Options): Promise<Run> {
       BOOKING_API_BASE_URL: o.url,
       BOOKING_API_TOKEN: "sim-token",
       BOOKING_DB_PATH: join(dir, "bookings.db"),
-      HTTP_PORT: "0",
+      HTTP_PORT: String(port),
       SYNC_SCHEDULE: "0 0 1 1 *",
       LOG_LEVEL: "info",
     },
@@ -91,6 +96,7 @@ async function runOnce(o: Options): Promise<Run> {
     const syncS = (performance.now() - started) / 1000;
     const pid = daemon.pid as number;
     const afterSync = memoryOf(pid).rssMb;
+    if (o.view) await viewStatusPage(port);
     const samples: number[] = [];
     for (let t = 0; t < o.idleS; ) {
       const step = Math.min(o.sampleS, o.idleS - t);
@@ -106,6 +112,24 @@ async function runOnce(o: Options): Promise<Run> {
     await once(daemon, "close");
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** A port free on 127.0.0.1 now (the daemon's HTTP_PORT=0 turns its endpoint off). */
+async function freePort(): Promise<number> {
+  const server = createServer().listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const { port } = server.address() as { port: number };
+  server.close();
+  return port;
+}
+
+/** GET / once, printing its size and time. */
+async function viewStatusPage(port: number): Promise<void> {
+  const started = performance.now();
+  const response = await fetch(`http://127.0.0.1:${port}/`);
+  const bytes = (await response.text()).length;
+  if (!response.ok) throw new Error(`GET / answered ${response.status}`);
+  console.log(`  status page viewed: ${bytes} bytes in ${(performance.now() - started).toFixed(0)} ms`);
 }
 
 /** Resolves when the daemon logs its first finished sync; rejects if it exits first. */
@@ -126,6 +150,7 @@ async function main(): Promise<void> {
       "sample-s": { type: "string", default: "5" },
       runs: { type: "string", default: "1" },
       hour: { type: "boolean", default: false },
+      view: { type: "boolean", default: false },
       "node-options": { type: "string" },
       cli: { type: "string", default: BUILT_CLI },
     },
@@ -136,7 +161,17 @@ async function main(): Promise<void> {
   const launched = launcher(values.cli);
   const nodeArgs = (values["node-options"] ?? launched.flags).split(" ").filter(Boolean);
   const launcherEnv = launched.env;
-  const options = { url, cli: values.cli, nodeArgs, launcherEnv, idleS, sampleS, printSamples: values.hour };
+  const printSamples = values.hour;
+  const options = {
+    url,
+    cli: values.cli,
+    nodeArgs,
+    launcherEnv,
+    idleS,
+    sampleS,
+    printSamples,
+    view: values.view,
+  };
   const runs: Run[] = [];
   try {
     for (let i = 0; i < Number(values.runs); i++) {
