@@ -25,21 +25,20 @@ const SUMMARY: ReadonlyArray<readonly [key: string, column: string]> = [
   ["sourcePlatform", "source_platform"],
 ];
 
-/** Where each summary column sits among a view's summary values, and its key as JSON opens it. */
-const AT = SUMMARY.map(([key, column]) => [`,"${key}":`, SUMMARY_COLUMNS.indexOf(column), column] as const);
+/** Where each summary column sits among a view's summary values. */
+const AT = SUMMARY.map(([key, column]) => [key, SUMMARY_COLUMNS.indexOf(column), column] as const);
 
-/**
- * A booking's summary, as an event carries it (`{"bookingType":…,"createdAt":…,…}`), from a row's
- * summary values or stored columns. Written as JSON directly, each value by `JSON.stringify`: the
- * same bytes as stringifying the object, without building it for each event of a fill.
- */
-export function summaryOf(bookingType: unknown, value: (column: string, index: number) => unknown): string {
-  let json = `{"bookingType":${JSON.stringify(bookingType ?? null)}`;
+/** A booking's summary, as an event carries it, from a row's summary values or stored columns. */
+export function summaryOf(
+  bookingType: unknown,
+  value: (column: string, index: number) => unknown,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = { bookingType: bookingType ?? null };
   for (const [key, index, column] of AT) {
     const v = value(column, index) ?? null;
-    json += key + JSON.stringify(column === "paid" && v !== null ? Boolean(Number(v)) : v);
+    out[key] = column === "paid" && v !== null ? Boolean(Number(v)) : v;
   }
-  return `${json}}`;
+  return out;
 }
 
 /** An event's row; `changes` only for `booking.changed`. `data` is `{"booking":…}` or `{"booking":…,"changes":[…]}`. */
@@ -47,10 +46,10 @@ export function eventRow(
   type: EventType,
   bookingId: string,
   at: string,
-  booking: string,
+  booking: Record<string, unknown>,
   changes?: ReadonlyArray<readonly [field: string, old: string | null, now: string | null]>,
 ): EventRow {
-  if (!changes) return [type, bookingId, at, `{"booking":${booking}}`];
-  const list = changes.map(([field, old, now]) => ({ field, old, new: now }));
-  return [type, bookingId, at, `{"booking":${booking},"changes":${JSON.stringify(list)}}`];
+  const data: Record<string, unknown> = { booking };
+  if (changes) data.changes = changes.map(([field, old, now]) => ({ field, old, new: now }));
+  return [type, bookingId, at, JSON.stringify(data)];
 }

@@ -104,8 +104,14 @@ export function planPage<R>(
     const json = values[jsonAt] as string;
     const before = known.get(id);
     const older = before !== undefined && stale(view, before, values);
-    if (recording && before?.missingSince)
-      events.push(eventOf("booking.back", id, at, type, values, older ? before : undefined, before));
+    const event = (kind: EventType, changed?: Array<[string, string | null, string | null]>) => {
+      if (!recording) return;
+      // A stale row is not written: the event tells what the mirror keeps, where the plan knows it.
+      const value = (column: string, i: number) =>
+        older && column in before ? before[column] : values[FIRST + i];
+      events.push(eventRow(kind, id, at, summaryOf(type ?? before?.bookingType, value), changed));
+    };
+    if (before?.missingSince) event("booking.back");
     if (before && (older || sameRecordJson(before.json, json))) {
       counts.unchanged++;
       if (view.touches(before, type)) touched.add(id);
@@ -115,10 +121,8 @@ export function planPage<R>(
     const clean = values[jsonAt + 1] === null;
     const changed = before ? changedColumns(view.tracked, before, values, FIRST, clean) : [];
     for (const [field, old, now] of changed) changes.push([id, field, old, now, at]);
-    if (recording && !before)
-      events.push(eventOf("booking.created", id, at, type, values, undefined, before));
-    else if (recording && changed.length > 0)
-      events.push(eventOf("booking.changed", id, at, type, values, undefined, before, changed));
+    if (!before) event("booking.created");
+    else if (changed.length > 0) event("booking.changed", changed);
     counts[before ? view.countOf(before, changed.length) : "inserted"]++;
     writes.set(id, row);
     const after: Stored = { remote_updated_at: null, ...before, json, missingSince: null, bookingType: type };
@@ -139,26 +143,6 @@ export function planPage<R>(
     /** How the page counts; `rejected` is left 0 for the caller. */
     counts,
   };
-}
-
-/**
- * The event of a row, its summary from the row's values; `kept` (a stale row's stored copy, which is
- * not written) gives what the mirror keeps instead, where the plan knows it.
- */
-function eventOf(
-  kind: EventType,
-  id: string,
-  at: string,
-  type: string | null,
-  values: readonly Param[],
-  kept: Stored | undefined,
-  before: Stored | undefined,
-  changed?: Array<[string, string | null, string | null]>,
-): EventRow {
-  const value = kept
-    ? (column: string, i: number) => (column in kept ? kept[column] : values[FIRST + i])
-    : (_column: string, i: number) => values[FIRST + i];
-  return eventRow(kind, id, at, summaryOf(type ?? before?.bookingType, value), changed);
 }
 
 /**
