@@ -1,8 +1,8 @@
 /**
  * The store's one batching rule (store/batch.ts), through real databases and a clock the test moves:
  * on both backends, saved pages become visible to other connections together with their progress,
- * by count, `ms` after a transaction's first page, before any other write, and at close. On SQLite,
- * a page that fails is undone alone and a process killed mid-batch leaves the last commit
+ * by count, `ms` after a transaction's first page, before any other write, and at close; a page that
+ * fails loses its batch. On SQLite, a process killed mid-batch leaves the last commit
  * (PostgreSQL's differences: postgres-session.test.ts).
  */
 import { spawnSync } from "node:child_process";
@@ -179,17 +179,31 @@ describe("SQLite's batch", () => {
     });
   });
 
-  it("undoes a page that fails alone: the pages before it in the batch commit", () => {
+  it("a page that fails takes its batch with it, half written or not, and none is taken until the next run", () => {
     const s = openStore(tmp.file(), { batch: { pages: 100, ms: HOUR } });
     store = s;
     s.db.exec(`CREATE TRIGGER refuse BEFORE INSERT ON bookings WHEN NEW.id = '${id(2)}'
       BEGIN SELECT RAISE(ABORT, 'disk says no'); END`);
     s.save(page(1));
-    expect(() => s.save(feedBatch([okSummary(summaryRaw(3)), okSummary(summaryRaw(2))], T1))).toThrow(
-      /disk says no/,
-    );
+    // Booking 3 is written before 2 is refused: nothing of the page, nor of the page before, stays.
+    const refusal = (() => {
+      try {
+        s.save(feedBatch([okSummary(summaryRaw(3)), okSummary(summaryRaw(2))], T1));
+      } catch (err) {
+        return err as Error;
+      }
+    })();
+    expect(refusal?.message).toMatch(/not committed/);
+    expect(String((refusal?.cause as Error | undefined)?.message)).toMatch(/disk says no/);
+    expect(s.db.inTransaction).toBe(false);
+    expect(() => s.save(page(4))).toThrow(/not committed/);
+    expect(() => s.flush()).toThrow(/not committed/);
+    expect(seen()).toEqual({ ids: [], pages: null });
+    s.db.exec("DROP TRIGGER refuse");
+    s.startRun({ kind: "sync", stream: "feed", startedAt: T1, checkpointBefore: null });
+    s.save(page(4));
     s.flush();
-    expect(seen()).toEqual({ ids: [id(1)], pages: 1 });
+    expect(seen()).toEqual({ ids: [id(4)], pages: 4 });
   });
 
   describe("a commit that fails", () => {

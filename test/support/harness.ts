@@ -10,6 +10,7 @@ import Database from "better-sqlite3";
 import { createApiClient } from "../../src/api/client.js";
 import { systemClock } from "../../src/app.js";
 import { type Simulator, type SimulatorOptions, startSimulator } from "../../src/simulator/index.js";
+import type { BatchRule } from "../../src/store/batch.js";
 import { acquireLease, openStore, type Store } from "../../src/store/index.js";
 import type { Logger, PartnerApi, TimerClock } from "../../src/sync/ports.js";
 import { runSync, type SyncOptions } from "../../src/sync/run-sync.js";
@@ -41,6 +42,8 @@ export type HarnessOptions = SimulatorOptions & {
   wrapApi?: ((api: PartnerApi) => PartnerApi) | undefined;
   /** Times the store's batch commits (a test clock holds a batch open); default the system's. */
   storeClock?: TimerClock | undefined;
+  /** The store's batch rule; default the product's. */
+  storeBatch?: BatchRule | undefined;
 };
 
 /** The bundled simulator (seed 11 unless given) and the real API client to it, with fast backoff. */
@@ -73,7 +76,7 @@ export async function harness(options: HarnessOptions = {}): Promise<Harness> {
   const dbPath = join(dir, "bookings.db");
   const logger = memoryLogger();
   const { sim, api } = await simulatedSource(options, logger);
-  const store = openStore(dbPath, { clock: options.storeClock });
+  const store = openStore(dbPath, { clock: options.storeClock, batch: options.storeBatch });
   const deps = {
     api,
     store,
