@@ -2,14 +2,14 @@
  * Benchmark of booking events (issue 26), each target printed beside its figure:
  *
  *   npm run bench:events -- [--bookings 100000] [--rounds 3 | --pairs 10] [--period-s 5]
- *                           [--latency-rounds 5] [--postgres] [--skip-fill | --fill-only]
+ *                           [--latency-rounds 5] [--postgres] [--skip-fill | --fill-only] [--details]
  *
  * 1. Fill: a cold `booking-sync sync --no-details` of `--bookings` from the simulator at 0 ms
  *    latency into a fresh SQLite file, with events and with EVENTS_RETENTION_DAYS=0 (none recorded),
  *    `--rounds` (or `--pairs`) pairs, alternating which goes first; the median of the pairs' ratios,
  *    of wall and of CPU time, and the ratio of the bests (target <= 1.1x). `--fill-only` stops there.
  *    The feed walk is where events are written; the details pass writes none, so leaving it out
- *    makes the ratio the harsher one.
+ *    makes the ratio the harsher one; `--details` measures the fill as a first `sync` runs it.
  * 2. Delivery: `booking-sync run`, the real daemon as a subprocess (production's path: the lease,
  *    the commit wake-ups, its own process and RSS), with EVENTS_WEBHOOK_URL to a receiver in this
  *    process that verifies every signature with `standardwebhooks`. Backlog: on a mirror the fill
@@ -76,7 +76,7 @@ const median = (values: readonly number[]): number => {
  * with-events mirror. Prints the best of each, and the median of the pairs' own ratios of wall and
  * CPU time: single runs here move by 10% or more with the host's load, a pair's two runs far less.
  */
-async function fillFigure(apiUrl: string, dir: string, rounds: number): Promise<string> {
+async function fillFigure(apiUrl: string, dir: string, rounds: number, details: boolean): Promise<string> {
   const best = { events: Number.POSITIVE_INFINITY, none: Number.POSITIVE_INFINITY };
   const ratios: number[] = [];
   const cpuRatios: number[] = [];
@@ -90,7 +90,13 @@ async function fillFigure(apiUrl: string, dir: string, rounds: number): Promise<
     const t = { events: { ms: 0, cpuMs: 0 }, none: { ms: 0, cpuMs: 0 } };
     for (const mode of order) {
       const path = join(dir, `fill-${mode}-${round}.db`);
-      t[mode] = await timeFill(apiUrl, path, mode === "events", join(dir, `fill-${mode}-${round}.log`));
+      t[mode] = await timeFill(
+        apiUrl,
+        path,
+        mode === "events",
+        join(dir, `fill-${mode}-${round}.log`),
+        details,
+      );
       best[mode] = Math.min(best[mode], t[mode].ms);
       cpu[mode].push(t[mode].cpuMs);
       if (mode === "events") {
@@ -182,6 +188,7 @@ const OPTIONS = {
   postgres: { type: "boolean" },
   "skip-fill": { type: "boolean" },
   "fill-only": { type: "boolean" },
+  details: { type: "boolean" },
 } as const;
 
 async function main(): Promise<void> {
@@ -200,7 +207,9 @@ async function main(): Promise<void> {
     console.log(
       `feed of ${bookings} bookings, latency 0 ms, simulator in its own process (${await sim.warm()} cached)`,
     );
-    const filled = values["skip-fill"] ? undefined : await fillFigure(sim.url, dir, rounds);
+    const filled = values["skip-fill"]
+      ? undefined
+      : await fillFigure(sim.url, dir, rounds, values.details === true);
     if (values["fill-only"]) return console.log(`load average at the end ${load()}`);
     if (filled) {
       const r = await timeDelivery(sim.url, filled, bookings, join(dir, "run-backlog.log"), timeoutMs);

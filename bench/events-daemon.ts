@@ -48,15 +48,20 @@ export async function timeFill(
   mirror: Mirror,
   events: boolean,
   logPath: string,
+  details = false,
 ): Promise<FillTime> {
   const extra: Record<string, string> = events ? {} : { EVENTS_RETENTION_DAYS: "0" };
   const log = openSync(logPath, "w");
   const cpuBefore = reapedChildrenCpuS();
   const started = performance.now();
-  const child = spawn(process.execPath, [...launcherFlags(), CLI, "sync", "--no-details"], {
-    env: env(apiUrl, mirror, extra),
-    stdio: ["ignore", log, log],
-  });
+  const child = spawn(
+    process.execPath,
+    [...launcherFlags(), CLI, "sync", ...(details ? [] : ["--no-details"])],
+    {
+      env: env(apiUrl, mirror, extra),
+      stdio: ["ignore", log, log],
+    },
+  );
   closeSync(log);
   const [code] = (await once(child, "exit")) as [number | null];
   const ms = performance.now() - started;
