@@ -61,10 +61,17 @@ describeBackends("the store calls of a backlog", (backend) => {
     afterTest(() => m.close());
     await m.append(60);
     const rx = await receiver();
-    rx.answer({}, { delayMs: 500 }, {}); // the second message is in flight while the replay is asked
+    // The receiver holds its answer to the second message until the replay is committed: the replay
+    // is asked while that message is in flight however slow the host, and the test waits on no timer.
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    rx.answer({}, { until: held }, {});
     const loop = deliveryLoop(m.events, rx.url, { batch: 10 });
     await rx.waitForRequests(2);
     const replay = await m.events.requestReplay(1, 5, loop.clock.now().toISOString());
+    release();
     await loop.settled("idle");
     const sent = rx.delivered().map((r) => untagged(r.id));
     const at = sent.indexOf(`msg_1_5_replay${replay}`);

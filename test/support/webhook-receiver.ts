@@ -25,6 +25,8 @@ export interface Answer {
   redirect?: string;
   /** Real ms to wait before answering (a slow receiver). */
   delayMs?: number;
+  /** Answers only once this resolves, instead of after `delayMs`: a receiver the test holds. */
+  until?: Promise<unknown>;
   body?: string;
 }
 
@@ -122,6 +124,7 @@ export async function startWebhookReceiver(options: {
       if (answer.redirect !== undefined) out.location = answer.redirect;
       res.writeHead(status, out).end(answer.body ?? "");
     };
+    if (answer.until) return void answer.until.then(send);
     if (!answer.delayMs) return send();
     const timer = setTimeout(() => {
       timers.delete(timer);
