@@ -3,12 +3,15 @@
  * status page. better-sqlite3 is synchronous: counting a large mirror on the event loop held /healthz
  * and /metrics for as long as the page took (docs/performance.md). Here the loop only passes messages.
  * The thread starts at the first read, so a daemon nobody views carries none of it, and ends at `close`
- * or once idle: kept after one page view, it held 5 MB of an idle sidecar (docs/performance.md).
+ * or once idle: kept after one page view, it held memory an idle sidecar pays for all day
+ * (docs/performance.md).
  */
 import { extname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
+import { systemClock } from "../clock.js";
 import { wrapError } from "../errors.js";
+import type { TimerClock } from "../sync/ports.js";
 import { type MirrorReader, type Snapshot, serialSnapshot, sqliteDatabase } from "./snapshot.js";
 import type { ThreadReply, ThreadRequest } from "./status-worker-thread.js";
 
@@ -23,19 +26,22 @@ export const THREAD_IDLE_MS = 60_000;
  * Snapshots of the file at `path`, one after another (the thread's connection holds one transaction
  * at a time, and two page views may overlap), each a read transaction on the thread's own read-only
  * connection: it sees what is committed and never meets the writer's open batch. Its reads run off
- * the event loop; the thread ends `idleMs` after the last read (the next starts another), and at
- * `close` (idempotent).
+ * the event loop; the thread ends `THREAD_IDLE_MS` on `clock` after the last read (the next starts
+ * another), and at `close` (idempotent). Tests pass a clock they move instead of waiting it out.
  */
-export function workerSnapshot(path: string, idleMs = THREAD_IDLE_MS): Snapshot & { close(): Promise<void> } {
+export function workerSnapshot(
+  path: string,
+  clock: TimerClock = systemClock,
+): Snapshot & { close(): Promise<void> } {
   let thread: Thread | undefined;
   let closed = false;
-  let idle: NodeJS.Timeout | undefined;
+  let cancelIdle = (): void => {};
   const endWhenIdle = (t: Thread): void => {
-    idle = setTimeout(() => {
+    // Unref'd (the clock's contract): a thread waiting to end never keeps the process alive.
+    cancelIdle = clock.setTimeout(() => {
       if (thread === t) thread = undefined;
       void t.close();
-    }, idleMs);
-    idle.unref();
+    }, THREAD_IDLE_MS);
   };
   const started = (): Thread => {
     if (closed) throw new Error(`status reads of ${path}: the mirror is closed`);
@@ -47,7 +53,7 @@ export function workerSnapshot(path: string, idleMs = THREAD_IDLE_MS): Snapshot 
     return own;
   };
   const snapshot = serialSnapshot(async () => {
-    clearTimeout(idle);
+    cancelIdle();
     const t = thread ?? started();
     const reader: MirrorReader = {
       all: async <R>(sql: string, params: readonly unknown[] = []) =>
@@ -69,7 +75,7 @@ export function workerSnapshot(path: string, idleMs = THREAD_IDLE_MS): Snapshot 
   });
   const close = async (): Promise<void> => {
     closed = true;
-    clearTimeout(idle);
+    cancelIdle();
     const t = thread;
     thread = undefined;
     await t?.close();
