@@ -1,10 +1,11 @@
 /**
  * The newest event id a PostgreSQL mirror has given, read by a user who may read the tables but not
- * the identity's sequence (an analyst's read-only role): the newest id kept stands in, without an
- * error that would abort the reader's snapshot.
+ * the identity's sequence (an analyst's read-only role): unknown to it, so no consumer's place is
+ * judged by it, and no error aborts the reader's snapshot.
  */
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
+import { lostPlace } from "../src/events/pull.js";
 import { readBounds } from "../src/store/event-bounds.js";
 import type { MirrorReader } from "../src/store/snapshot.js";
 import { afterTest } from "./support/delivery-harness.js";
@@ -53,7 +54,12 @@ describe.skipIf(!postgresAvailable())("events bounds (PostgreSQL)", () => {
     const owner = await bounds();
     expect(owner).toMatchObject({ first: 1, assigned: 5 });
     expect(owner.stream).toMatch(/^[0-9a-f]{32}$/);
-    // The events 4 and 5 were deleted: without the sequence, 3 is the newest id this user can know.
-    expect(await bounds(role)).toEqual({ first: 1, assigned: 3, stream: owner.stream });
+    // The events 4 and 5 were deleted: without the sequence this user cannot know the newest id
+    // given (the newest kept, 3, would refuse a consumer at 5), so none is judged by it.
+    expect(await bounds(role)).toEqual({ first: 1, assigned: null, stream: owner.stream });
+    expect(lostPlace(5, owner.stream ?? undefined, await bounds(role))).toBeUndefined();
+    // A role granted the tables before the stream's table existed reads no identity, not an error.
+    await m.execute(`REVOKE SELECT ON event_stream FROM ${role}`);
+    expect(await bounds(role)).toEqual({ first: 1, assigned: null, stream: null });
   });
 });

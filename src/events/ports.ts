@@ -62,8 +62,11 @@ export interface Replay {
 export interface StreamBounds {
   /** The oldest event kept's id (older ones were pruned), 0 when none. */
   first: number;
-  /** The newest id this mirror has ever given an event, pruned since or not; 0 before the first. */
-  assigned: number;
+  /**
+   * The newest id this mirror has ever given an event, pruned since or not; 0 before the first;
+   * null when this reader cannot know it (a PostgreSQL role that may not read the sequence).
+   */
+  assigned: number | null;
   /** The stream's identity, made once with the mirror; null in a mirror not migrated since (read only). */
   stream: string | null;
 }

@@ -65,7 +65,7 @@ export function lostPlace(
   const why = "the mirror was made again, or restored from an older copy, and its event ids started over";
   if (stream !== undefined && stream !== bounds.stream)
     return `stream ${stream} is not this mirror's events stream (${bounds.stream ?? "none"}): ${why}; ${again}`;
-  if (after > bounds.assigned)
+  if (bounds.assigned !== null && after > bounds.assigned)
     return `after ${after} is beyond the newest event id this mirror has given, ${bounds.assigned}: ${why}; ${again}`;
   return undefined;
 }
