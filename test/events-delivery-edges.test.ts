@@ -44,8 +44,9 @@ describe("webhook delivery, edges", () => {
     const loops = [deliveryLoop(store, both.url, rotating)];
     await loops[0]?.settled("idle");
     await loops[0]?.stop();
-    await store.saveDelivery({ cursor: 0 });
-    loops.push(deliveryLoop(store, newOnly.url, rotating));
+    const again = memoryEventStore();
+    again.append({}, {});
+    loops.push(deliveryLoop(again, newOnly.url, rotating));
     await loops[1]?.settled("idle");
     expect(both.requests.map((r) => r.verifiedBy)).toEqual([[0, 1]]);
     expect(newOnly.requests.map((r) => r.verifiedBy)).toEqual([[0]]);

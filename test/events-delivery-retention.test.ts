@@ -73,6 +73,17 @@ describeBackends("retention beside the delivery loop", (backend) => {
     expect(await kept()).toEqual([7, 8]);
   });
 
+  it("keeps what an unfinished replay has left to send, and no more", async () => {
+    const { m, store, clock, daysAgo, retention, kept } = await setup(backend);
+    await m.append(6, daysAgo(40)); // 1-6: delivered and older than the 30 days kept
+    await m.append(1, daysAgo(0)); // 7
+    await store.saveDelivery({ cursor: 7 });
+    // Asked for and not started (no loop runs here): 2-3 wait to be sent again; 1, 4, 5 and 6 may go.
+    await store.requestReplay(2, 3, clock.now().toISOString());
+    await retention();
+    expect(await kept()).toEqual([2, 3, 7]);
+  });
+
   it("never resends a live message the cursor moved into under its id, though retention pruned only part of it", async () => {
     const { m, store, clock, daysAgo, retention, kept } = await setup(backend);
     await m.append(2, daysAgo(40)); // 1-2

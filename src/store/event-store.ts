@@ -246,7 +246,8 @@ export function eventStore(snapshot: Snapshot, write: WriteRows, d: Dialect): Ev
       // that deletes, so a message stored before it holds.
       const kept = `NOT EXISTS (SELECT 1 FROM event_delivery s WHERE s.name = '${SINK}'
           AND s.message_replay IS NOT NULL AND booking_events.id BETWEEN s.message_first AND s.message_last)
-        AND id < coalesce((SELECT min(next_id) FROM event_replays WHERE finished_at IS NULL), id + 1)`;
+        AND NOT EXISTS (SELECT 1 FROM event_replays r
+          WHERE r.finished_at IS NULL AND booking_events.id BETWEEN r.next_id AND r.to_id)`;
       const pruned = await deleteWhere(delivered ? `at < ? AND id <= ${cursorOf} AND ${kept}` : "at < ?", [
         before,
       ]);

@@ -53,7 +53,9 @@ export function memoryEventStore(): MemoryEventStore {
     bounds: () => ({ first: rows[0]?.id ?? 0, assigned: nextId - 1, stream: MEMORY_STREAM }),
     readDelivery: () => ({ ...delivery }),
     saveDelivery(change) {
-      delivery = { ...delivery, ...change };
+      // The cursor only moves forward, as the real stores' SQL has it.
+      const cursor = Math.max(delivery.cursor, change.cursor ?? delivery.cursor);
+      delivery = { ...delivery, ...change, cursor };
       return { ...delivery, replayWaiting: replays.some((r) => r.finishedAt === null) };
     },
     nextReplay() {
@@ -74,11 +76,11 @@ export function memoryEventStore(): MemoryEventStore {
     },
     pruneEvents(before, cap, delivered, at) {
       const { pending } = delivery;
-      const open = replays.filter((r) => r.finishedAt === null).map((r) => r.next);
+      const open = replays.filter((r) => r.finishedAt === null);
       // What a retry or a replay still needs stays, as in the real stores.
       const needed = (id: number) =>
         (pending !== null && pending.replay !== null && id >= pending.first && id <= pending.last) ||
-        id >= Math.min(...open);
+        open.some((r) => id >= r.next && id <= r.to);
       const old = (r: StoredEvent) =>
         r.at < before && (!delivered || (r.id <= delivery.cursor && !needed(r.id)));
       const keep = rows.filter((r) => !old(r));
