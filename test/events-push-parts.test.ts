@@ -4,8 +4,8 @@ import { describe, expect, it } from "vitest";
 import { ConfigError } from "../src/errors.js";
 import { retryDelay } from "../src/events/backoff.js";
 import { buildMessage, messageId, randomTag } from "../src/events/message.js";
-import { webhookUrlProblem } from "../src/events/post.js";
 import { parseSecrets, signer } from "../src/events/sign.js";
+import { webhookUrlProblem } from "../src/events/webhook-url.js";
 import { testSecret } from "./support/webhook-receiver.js";
 
 const NOW = new Date("2026-11-27T10:00:00.000Z");

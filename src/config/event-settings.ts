@@ -2,8 +2,8 @@
 import { z } from "zod";
 import { ConfigError } from "../errors.js";
 import { MAX_BATCH } from "../events/message.js";
-import { webhookUrlProblem } from "../events/post.js";
 import { parseSecrets } from "../events/sign.js";
+import { webhookUrlProblem } from "../events/webhook-url.js";
 import type { Setting } from "./setting.js";
 import { bool, int } from "./values.js";
 

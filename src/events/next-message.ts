@@ -27,13 +27,20 @@ export interface Held {
 }
 
 /**
+ * A live message the cap cut into (the cursor moved past its first event) cannot be sent as it was,
+ * whatever rows are left: retention may prune what the cursor passed, one by one.
+ */
+const cutByCap = (m: { replay: number | null; first: number }, cursor: number) =>
+  m.replay === null && cursor >= m.first;
+
+/**
  * The message `held` says the last write stored, to send without reading it back; undefined when
  * there is none, or the cap has moved the cursor into it since (then `nextMessage` says so).
  */
 export function heldMessage(held: Held | undefined, state: DeliveryState): Chosen | undefined {
   const message = held?.message;
   if (!message || state.pending?.id !== message.id) return undefined;
-  if (message.replay === null && state.cursor >= message.first) return undefined;
+  if (cutByCap(message, state.cursor)) return undefined;
   return { message, fresh: false };
 }
 
@@ -110,9 +117,7 @@ async function pendingEvents(
   pending: PendingMessage,
   cursor: number,
 ): Promise<StoredEvent[] | null> {
-  // A live message the cap cut into (the cursor moved past its first event) cannot be sent as it
-  // was, whatever rows are left: retention may prune what the cursor passed, one by one.
-  if (pending.replay === null && cursor >= pending.first) return null;
+  if (cutByCap(pending, cursor)) return null;
   const events = await store.readEvents(pending.first - 1, MAX_BATCH, pending.last);
   if (events[0]?.id !== pending.first || events.at(-1)?.id !== pending.last) return null;
   return events;

@@ -12,9 +12,6 @@ import { PACKAGE_VERSION } from "../version.js";
 import type { PostOptions, PostResult } from "./ports.js";
 import { webhookUrlProblem } from "./webhook-url.js";
 
-// Config (event-settings.ts) checks the URL by the same rule as each attempt.
-export { webhookUrlProblem };
-
 /** The timeout of one attempt, in ms (10 s), connection to the end of the answer. */
 export const POST_TIMEOUT_MS = 10_000;
 // The answer matters by its status; its body only for a line in the error, so little is read.

@@ -110,7 +110,7 @@ export function batch(
         result = write();
       } catch (err) {
         // A page that fails takes its batch with it, as on PostgreSQL. A savepoint per page would
-        // keep the earlier pages, but journals every page it changes: 7% of a fill's CPU.
+        // keep the earlier pages, but journals every database page it changes (docs/performance.md).
         throw loss(err);
       }
       if (rules.added()) commit();

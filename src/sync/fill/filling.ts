@@ -24,7 +24,10 @@ export interface Filling {
   deps: SyncDeps;
   walk: WalkOptions;
   run: FillRun;
-  /** The state as saved: it never holds a change whose rows are not stored. */
+  /**
+   * The state as saved with its page: it never holds a change whose page was not saved. A batch
+   * lost before its commit takes its pages' progress with it, and the run ends there.
+   */
   state: FillProgress;
   totals: WalkTotals;
   /**
