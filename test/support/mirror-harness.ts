@@ -59,6 +59,9 @@ export function openBackendMirror(
 export function mirrorSql(kind: BackendKind, location: string): MirrorSql {
   if (kind === "postgres") {
     const pool = createPool(location, { max: 2 });
+    // pool.end() resolves before its connections have closed: a database dropped right after
+    // terminates them, which the pool would throw as an idle connection's error.
+    pool.on("error", () => {});
     return {
       query: async <R>(sql: string, params: readonly unknown[] = []) =>
         (await pool.query(sql, [...params])).rows as R[],
