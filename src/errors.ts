@@ -1,4 +1,6 @@
-/** The kinds of failure: config errors, API errors, and the rest wrapped with `{ cause }` and context. */
+/** The kinds of failure: config errors, API errors, pages a store lost, and the rest wrapped with `{ cause }` and context. */
+import type { UpsertCounts } from "./sync/ports.js";
+
 /** Bad flags, environment or config file. The CLI exits with code 2. */
 export class ConfigError extends Error {
   override name = "ConfigError";
@@ -81,4 +83,20 @@ export function isTransient(err: unknown): boolean {
 /** True when the failure was an abort we asked for (shutdown), not a fault. */
 export function isAbortError(err: unknown): boolean {
   return [...causeChain(err)].some((e) => e.name === "AbortError");
+}
+
+/**
+ * Saved pages that never committed (store/batch.ts), with what their saves had counted: a run that
+ * counted them as they were saved takes them back (sync/run.ts), so it records what the mirror holds.
+ */
+export class PagesLost extends Error {
+  override name = "PagesLost";
+  constructor(
+    cause: unknown,
+    readonly uncommitted: UpsertCounts,
+  ) {
+    // The reason in the message too: a run's failure is logged by its message.
+    const reason = cause instanceof Error ? cause.message : String(cause);
+    super(`store: saved pages were not committed (${reason}); the next run reads them again`, { cause });
+  }
 }

@@ -9,7 +9,7 @@ import { FEED_STREAMS, runBackfill } from "../src/sync/backfill/backfill.js";
 import { type FillProgress, isFill } from "../src/sync/fill/progress.js";
 import { type CountingProxy, countingProxy } from "./support/counting-proxy.js";
 import { committedRows, unbackedClaims } from "./support/fill-claims.js";
-import { type Harness, harness, runCli } from "./support/harness.js";
+import { analyst, type Harness, harness, runCli } from "./support/harness.js";
 import { expectMirrorHoldsSourceInFull, listDeps, mirrorDigest, pageOf } from "./support/list-deps.js";
 
 let h: Harness | undefined;
@@ -184,6 +184,23 @@ describe("backfill", () => {
     const resumed = await runBackfill(listDeps(h), { concurrency: 4 });
     expect(resumed).toMatchObject({ status: "success", resumed: true });
     expectMirrorHoldsSourceInFull(h);
+  });
+
+  it("a failed run records the bookings its committed pages hold, not those its lost batch took back", async () => {
+    h = await harness({ bookings: 2000, latencyMs: 5 }); // the product's batch: 20 pages or a second
+    h.store.db.exec(`CREATE TRIGGER refuse BEFORE INSERT ON bookings WHEN (SELECT count(*) FROM bookings) >= 700
+      BEGIN SELECT RAISE(ABORT, 'disk says no'); END`);
+    const failed = await runBackfill(listDeps(h), { concurrency: 4 });
+    expect(failed.status).toBe("failed");
+    const db = analyst(h.dbPath);
+    try {
+      const run = db
+        .prepare("SELECT status, bookings_new AS inserted FROM sync_runs WHERE id = ?")
+        .get(failed.runId);
+      expect(run).toEqual({ status: "failed", inserted: h.mirrorIds().length });
+    } finally {
+      db.close();
+    }
   });
 
   it("a feed page that fails is not counted saved by the slices still walking; the rerun reads it", async () => {

@@ -8,7 +8,8 @@
  */
 import type Database from "better-sqlite3";
 import { systemClock } from "../clock.js";
-import type { TimerClock } from "../sync/ports.js";
+import { PagesLost } from "../errors.js";
+import type { TimerClock, UpsertCounts } from "../sync/ports.js";
 
 export interface BatchRule {
   /** Pages one transaction holds at most; default 20. */
@@ -19,11 +20,15 @@ export interface BatchRule {
 
 export const DEFAULT_BATCH: BatchRule = { pages: 20, ms: 1000 };
 
+const KEYS = ["inserted", "updated", "unchanged", "rejected"] as const;
+
 /** The rule's state for one writer connection; `due` commits, and what it throws is already the loss. */
 export function batching(rule: BatchRule, clock: TimerClock, due: () => unknown) {
   let pages = 0;
   let cancel: (() => void) | undefined;
   let lost: Error | undefined;
+  /** What the open (or last) transaction's pages counted; reset when one opens. */
+  const counted: UpsertCounts = { inserted: 0, updated: 0, unchanged: 0, rejected: 0 };
   /** The transaction ends: stops its timer; returns how many pages it held. */
   const closing = () => {
     cancel?.();
@@ -46,18 +51,19 @@ export function batching(rule: BatchRule, clock: TimerClock, due: () => unknown)
     /** A transaction was opened: its commit is due in `ms`. */
     opened() {
       closing();
+      for (const key of KEYS) counted[key] = 0;
       cancel = clock.setTimeout(fire, rule.ms);
     },
-    /** A page was written in it; true when the transaction is full and must commit now. */
-    added: () => ++pages >= rule.pages,
+    /** A page was written in it (`result`: what its save counted); true when the transaction is full and must commit now. */
+    added(result?: unknown) {
+      const counts = result as Partial<UpsertCounts> | undefined;
+      for (const key of KEYS) counted[key] += typeof counts?.[key] === "number" ? counts[key] : 0;
+      return ++pages >= rule.pages;
+    },
     /** The open transaction's pages are gone: keeps the first loss, and returns it to throw. */
     lose(cause: unknown): Error {
       closing();
-      // The reason in the message too: a run's failure is logged by its message.
-      const reason = cause instanceof Error ? cause.message : String(cause);
-      lost ??= new Error(`store: saved pages were not committed (${reason}); the next run reads them again`, {
-        cause,
-      });
+      lost ??= new PagesLost(cause, { ...counted });
       return lost;
     },
     /** Forgets a loss: a new run starts from what is committed. */
@@ -113,7 +119,7 @@ export function batch(
         // keep the earlier pages, but journals every database page it changes (docs/performance.md).
         throw loss(err);
       }
-      if (rules.added()) commit();
+      if (rules.added(result)) commit();
       return result;
     },
     /** Commits, and throws if any page was lost since `reset`. */

@@ -3,7 +3,7 @@
  * and record how it ended once everything it saved is durable. A caller starts the run, does its
  * work, and ends the run with what the work threw: the work is read where it is written.
  */
-import { coerceError, isAbortError } from "../errors.js";
+import { coerceError, findCause, isAbortError, PagesLost } from "../errors.js";
 import { countFailedAttempts } from "./counters.js";
 import type { Awaitable, Logger, RunCounters, RunFinish, RunStart, SyncDeps, SyncStore } from "./ports.js";
 
@@ -56,13 +56,20 @@ export async function endRun(deps: RunStore, run: StartedRun, outcome: RunOutcom
   const { counters, gapsFound, repaired } = outcome;
   let { failure } = outcome;
   if (failure !== undefined) countFailedAttempts(counters, failure);
+  let flushed: unknown;
   try {
     await store.flush();
   } catch (err) {
+    flushed = err;
     if (failure !== undefined)
       deps.logger.error({ err }, "the pages saved before the failure were not committed");
     failure ??= err;
   }
+  // Pages counted as saved that a lost batch took back are not in the mirror: the next run reads
+  // them. A store keeps its first loss of a run only, so this is each lost page once.
+  const lost = (findCause(failure, PagesLost) ?? findCause(flushed, PagesLost))?.uncommitted;
+  for (const key of ["inserted", "updated", "unchanged", "rejected"] as const)
+    counters[key] = Math.max(0, counters[key] - (lost?.[key] ?? 0));
   const error = failure === undefined ? undefined : coerceError(failure);
   const status =
     error === undefined ? "success" : deps.signal.aborted && isAbortError(failure) ? "aborted" : "failed";

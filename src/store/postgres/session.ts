@@ -94,7 +94,7 @@ export function openSession(
         }
         try {
           const result = await write(query);
-          if (rules.added()) await commit();
+          if (rules.added(result)) await commit();
           return result;
         } catch (err) {
           throw await loss(err);
