@@ -3,16 +3,16 @@
  * loopback; without one it is refused there (403), while the health endpoints keep answering.
  * Real HTTP: a bind on 0.0.0.0 is reached through 127.0.0.1, as another container would reach it.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createHealth } from "../src/daemon/health.js";
-import { type HttpServerHandle, startHttpServer } from "../src/daemon/http.js";
+import { startHttpServer } from "../src/daemon/http.js";
 import { createMetrics } from "../src/daemon/metrics.js";
 import type { Logger } from "../src/sync/ports.js";
-import { type DaemonProcess, freePort, http, requestAsHost, spawnDaemon } from "./support/daemon-process.js";
-import { type Harness, harness } from "./support/harness.js";
+import { closedAfterEach, freePort, http, requestAsHost, spawnDaemon } from "./support/daemon-process.js";
+import { harness } from "./support/harness.js";
 
 const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 const TRIGGER = "trg-51c0-distinctive-secret";
@@ -20,20 +20,7 @@ const REFUSAL =
   "POST /sync is refused: the endpoint listens on 0.0.0.0, beyond loopback, and no trigger token is set; " +
   "set TRIGGER_TOKEN or TRIGGER_TOKEN_FILE";
 
-const servers: HttpServerHandle[] = [];
-const daemons: DaemonProcess[] = [];
-let h: Harness | undefined;
-let dir: string | undefined;
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-  for (const d of daemons.splice(0)) {
-    if (d.child.exitCode === null && d.child.signalCode === null) d.child.kill("SIGKILL");
-    await d.exited;
-  }
-  await h?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-  h = dir = undefined;
-});
+const started = closedAfterEach();
 
 /** The real endpoint on `host`, port 0; returns its loopback URL and the triggers it passed on. */
 async function endpoint(host: string, triggerToken?: string) {
@@ -50,7 +37,7 @@ async function endpoint(host: string, triggerToken?: string) {
     triggerToken,
     logger: quiet,
   });
-  servers.push(server);
+  started.servers.push(server);
   const url = `http://127.0.0.1:${server.port}`;
   const post = (authorization?: string) =>
     http(`${url}/sync`, { method: "POST", headers: authorization ? { authorization } : {} });
@@ -94,17 +81,18 @@ describe("the trigger on a bind beyond loopback", () => {
   });
 
   it("the daemon on 0.0.0.0 without a token warns at start-up and refuses the trigger; /healthz answers", async () => {
-    h = await harness({ bookings: 20 });
+    const h = await harness({ bookings: 20 });
+    started.harness = h;
     const port = await freePort();
     const d = spawnDaemon(
       h.env({ HTTP_PORT: String(port), HTTP_HOST: "0.0.0.0", SYNC_SCHEDULE: "0 0 1 1 *" }),
     );
-    daemons.push(d);
-    const started = await d.waitForLog(
+    started.daemons.push(d);
+    const startLine = await d.waitForLog(
       (l) => String(l.msg).startsWith("booking-sync run:"),
       "the start line",
     );
-    expect(started.trigger).toBe("refused");
+    expect(startLine.trigger).toBe("refused");
     expect(d.lines.some((l) => l.level === 40 && l.msg === REFUSAL)).toBe(true);
     const url = `http://127.0.0.1:${port}`;
     expect((await http(`${url}/healthz`)).status).toBe(200);
@@ -114,8 +102,10 @@ describe("the trigger on a bind beyond loopback", () => {
   });
 
   it("the daemon on 0.0.0.0 takes its trigger token from TRIGGER_TOKEN_FILE, and the token appears in no log line", async () => {
-    h = await harness({ bookings: 20 });
-    dir = mkdtempSync(join(tmpdir(), "booking-sync-trigger-"));
+    const h = await harness({ bookings: 20 });
+    started.harness = h;
+    const dir = mkdtempSync(join(tmpdir(), "booking-sync-trigger-"));
+    started.dir = dir;
     const file = join(dir, "trigger");
     writeFileSync(file, `${TRIGGER}\n`);
     const port = await freePort();
@@ -128,12 +118,12 @@ describe("the trigger on a bind beyond loopback", () => {
         LOG_LEVEL: "trace",
       }),
     );
-    daemons.push(d);
-    const started = await d.waitForLog(
+    started.daemons.push(d);
+    const startLine = await d.waitForLog(
       (l) => String(l.msg).startsWith("booking-sync run:"),
       "the start line",
     );
-    expect(started.trigger).toBe("token");
+    expect(startLine.trigger).toBe("token");
     await d.waitForLog((l) => l.msg === "sync finished", "the start-up sync");
     const url = `http://127.0.0.1:${port}`;
     expect((await http(`${url}/sync`, { method: "POST" })).status).toBe(401);

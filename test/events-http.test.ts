@@ -5,18 +5,18 @@
  * only the notify can answer), by its deadline, and at once when the server stops. Then the daemon
  * (the build, as a subprocess) serving what its syncs commit.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createHealth } from "../src/daemon/health.js";
-import { type HttpServerHandle, startHttpServer } from "../src/daemon/http.js";
+import { startHttpServer } from "../src/daemon/http.js";
 import { createMetrics } from "../src/daemon/metrics.js";
 import { servedEvent } from "../src/events/message.js";
 import type { Logger } from "../src/sync/ports.js";
-import { type DaemonProcess, freePort, http, requestAsHost, spawnDaemon } from "./support/daemon-process.js";
+import { closedAfterEach, freePort, http, requestAsHost, spawnDaemon } from "./support/daemon-process.js";
 import { fixedClock } from "./support/fakes.js";
-import { type Harness, harness } from "./support/harness.js";
+import { harness } from "./support/harness.js";
 import { MEMORY_STREAM, memoryEventStore, watchedNotifier } from "./support/memory-event-store.js";
 
 const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {} };
@@ -26,20 +26,7 @@ const REFUSAL =
   "GET /events is refused: the endpoint listens on 0.0.0.0, beyond loopback, and no events token is set; " +
   "set EVENTS_TOKEN or EVENTS_TOKEN_FILE";
 
-const servers: HttpServerHandle[] = [];
-const daemons: DaemonProcess[] = [];
-let h: Harness | undefined;
-let dir: string | undefined;
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-  for (const d of daemons.splice(0)) {
-    if (d.child.exitCode === null && d.child.signalCode === null) d.child.kill("SIGKILL");
-    await d.exited;
-  }
-  await h?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-  h = dir = undefined;
-});
+const started = closedAfterEach();
 
 /** The real endpoint on `host` serving a fresh in-memory stream; its loopback URL and its parts. */
 async function endpoint(host = "127.0.0.1", token?: string) {
@@ -55,7 +42,7 @@ async function endpoint(host = "127.0.0.1", token?: string) {
     events: { store, notifier, clock, token },
     logger: quiet,
   });
-  servers.push(server);
+  started.servers.push(server);
   const url = `http://127.0.0.1:${server.port}`;
   const get = (query = "", headers: Record<string, string> = {}) =>
     http(`${url}/events${query}`, { headers });
@@ -255,8 +242,10 @@ describe("GET /events: the long poll", () => {
 
 describe("GET /events in the daemon", () => {
   it("serves what its syncs commit, behind EVENTS_TOKEN_FILE, and a long poll is answered by its next sync", async () => {
-    h = await harness({ bookings: 20 });
-    dir = mkdtempSync(join(tmpdir(), "booking-sync-events-"));
+    const h = await harness({ bookings: 20 });
+    started.harness = h;
+    const dir = mkdtempSync(join(tmpdir(), "booking-sync-events-"));
+    started.dir = dir;
     const file = join(dir, "events-token");
     writeFileSync(file, `${TOKEN}\n`);
     const port = await freePort();
@@ -264,12 +253,12 @@ describe("GET /events in the daemon", () => {
     const d = spawnDaemon(
       h.env({ ...env, EVENTS_TOKEN_FILE: file, TRIGGER_TOKEN: TRIGGER, LOG_LEVEL: "trace" }),
     );
-    daemons.push(d);
-    const started = await d.waitForLog(
+    started.daemons.push(d);
+    const startLine = await d.waitForLog(
       (l) => String(l.msg).startsWith("booking-sync run:"),
       "the start line",
     );
-    expect(started.events).toBe("token");
+    expect(startLine.events).toBe("token");
     await d.waitForLog((l) => l.msg === "sync finished", "the start-up sync");
     const url = `http://127.0.0.1:${port}`;
     const auth = { authorization: `Bearer ${TOKEN}` };

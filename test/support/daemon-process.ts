@@ -3,9 +3,12 @@
  * waits on log lines and on its exit instead of sleeping, and small HTTP helpers for its endpoint.
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { rmSync } from "node:fs";
 import { request } from "node:http";
 import { createServer } from "node:net";
-import { CLI } from "./harness.js";
+import { afterEach } from "vitest";
+import type { HttpServerHandle } from "../../src/daemon/http.js";
+import { CLI, type Harness } from "./harness.js";
 
 /** One pino JSON line of the daemon's stderr. */
 export interface LogLine {
@@ -32,6 +35,30 @@ export interface DaemonProcess {
   waitForLogs(match: (line: LogLine) => boolean, count: number, what?: string): Promise<LogLine[]>;
   /** Settles when the process has exited and its output is closed. */
   exited: Promise<Exit>;
+}
+
+/**
+ * What a test of the daemon's endpoint starts, closed after each test: in-process servers, daemons
+ * (killed if still running), a harness and a directory. Register it once at a test file's top.
+ */
+export function closedAfterEach() {
+  const started = {
+    servers: [] as HttpServerHandle[],
+    daemons: [] as DaemonProcess[],
+    harness: undefined as Harness | undefined,
+    dir: undefined as string | undefined,
+  };
+  afterEach(async () => {
+    await Promise.all(started.servers.splice(0).map((s) => s.close()));
+    for (const d of started.daemons.splice(0)) {
+      if (d.child.exitCode === null && d.child.signalCode === null) d.child.kill("SIGKILL");
+      await d.exited;
+    }
+    await started.harness?.close();
+    if (started.dir) rmSync(started.dir, { recursive: true, force: true });
+    started.harness = started.dir = undefined;
+  });
+  return started;
 }
 
 /** Starts `node <args>` (default: the built CLI with `run`); the caller kills it. */
