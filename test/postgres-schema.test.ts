@@ -105,7 +105,7 @@ describe("PostgreSQL URLs", () => {
 describe.skipIf(!postgresAvailable())("PostgreSQL connections", () => {
   it("name the application, notice a dead peer within seconds, and read int8 as numbers", async () => {
     const db = await freshPostgresDatabase();
-    const pool = createPool(db.url);
+    const pool = quiet(createPool(db.url));
     try {
       const { rows } = await pool.query(
         `SELECT current_setting('application_name') AS app, count(*) AS n,
