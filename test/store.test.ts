@@ -5,8 +5,10 @@
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
+import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openStore, type Store } from "../src/store/index.js";
+import { NEW_PAGE_SIZE } from "../src/store/pragmas.js";
 import type { WalkProgress } from "../src/sync/ports.js";
 import { at, feedBatch, okSummary, summaryRaw, tempDir } from "./support/store-fixtures.js";
 
@@ -49,6 +51,21 @@ describe("openStore", () => {
     expect(store.db.pragma("busy_timeout", { simple: true })).toBe(5000);
     expect(store.db.pragma("foreign_keys", { simple: true })).toBe(1);
     expect(store.db.pragma("synchronous", { simple: true })).toBe(1); // NORMAL
+  });
+
+  it("makes a new mirror with 16 KiB pages, and an existing one keeps its own", () => {
+    expect(store.db.pragma("page_size", { simple: true })).toBe(NEW_PAGE_SIZE);
+    const file = tmp.file("made-before.db");
+    const old = new Database(file);
+    old.pragma("journal_mode = WAL");
+    old.exec("CREATE TABLE t (x)");
+    old.close();
+    const reopened = openStore(file);
+    expect(reopened.db.pragma("page_size", { simple: true })).toBe(4096);
+    reopened.save(feedBatch([okSummary(summaryRaw(1))], T1));
+    reopened.flush();
+    expect(reopened.countBookings()).toBe(1);
+    reopened.close();
   });
 
   it("opens read-only without writing, and names the path when the file is missing", () => {

@@ -12,6 +12,14 @@ export const BUSY_TIMEOUT_MS = 5000;
 export const CACHE_KIB = 2 * 1024;
 
 /**
+ * Page size of a new mirror, bytes (SQLite's default is 4096): a booking with details is a row of
+ * about 5 KB, which on 4 KiB pages spills into an overflow page of its own; on 16 KiB pages three
+ * fit whole. A fill costs less CPU and system time so (docs/performance.md, 2026-11-27). Only a new
+ * file takes it: a mirror in WAL mode keeps the page size it was made with.
+ */
+export const NEW_PAGE_SIZE = 16 * 1024;
+
+/**
  * WAL pages a commit may leave before it checkpoints them (SQLite's default is 1000): fewer
  * checkpoints write less, much larger ones stall the writer.
  */
@@ -22,6 +30,8 @@ export function applyPragmas(db: Database.Database, readonly: boolean, logger?: 
   db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
   db.pragma("foreign_keys = ON");
   if (readonly) return;
+  // Before the first write (WAL mode's header is one): later, a no-op.
+  db.pragma(`page_size = ${NEW_PAGE_SIZE}`);
   // WAL lets analysts read while the worker writes (invariant 5); NORMAL sync is safe under WAL.
   const mode = db.pragma("journal_mode = WAL", { simple: true });
   if (mode !== "wal")
