@@ -8,7 +8,7 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openStore, type Store } from "../src/store/index.js";
-import { NEW_PAGE_SIZE } from "../src/store/pragmas.js";
+import { NEW_PAGE_SIZE, WAL_AUTOCHECKPOINT_BYTES } from "../src/store/pragmas.js";
 import type { WalkProgress } from "../src/sync/ports.js";
 import { at, feedBatch, okSummary, summaryRaw, tempDir } from "./support/store-fixtures.js";
 
@@ -53,8 +53,12 @@ describe("openStore", () => {
     expect(store.db.pragma("synchronous", { simple: true })).toBe(1); // NORMAL
   });
 
-  it("makes a new mirror with 16 KiB pages, and an existing one keeps its own", () => {
+  it("makes a new mirror with 16 KiB pages, an existing one keeps its own, and both checkpoint at the same WAL size", () => {
+    const walBytes = (s: Store) =>
+      (s.db.pragma("wal_autocheckpoint", { simple: true }) as number) *
+      (s.db.pragma("page_size", { simple: true }) as number);
     expect(store.db.pragma("page_size", { simple: true })).toBe(NEW_PAGE_SIZE);
+    expect(walBytes(store)).toBe(WAL_AUTOCHECKPOINT_BYTES);
     const file = tmp.file("made-before.db");
     const old = new Database(file);
     old.pragma("journal_mode = WAL");
@@ -62,6 +66,7 @@ describe("openStore", () => {
     old.close();
     const reopened = openStore(file);
     expect(reopened.db.pragma("page_size", { simple: true })).toBe(4096);
+    expect(walBytes(reopened)).toBe(WAL_AUTOCHECKPOINT_BYTES);
     reopened.save(feedBatch([okSummary(summaryRaw(1))], T1));
     reopened.flush();
     expect(reopened.countBookings()).toBe(1);

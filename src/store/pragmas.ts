@@ -14,16 +14,17 @@ export const CACHE_KIB = 2 * 1024;
 /**
  * Page size of a new mirror, bytes (SQLite's default is 4096): a booking with details is a row of
  * about 5 KB, which on 4 KiB pages spills into an overflow page of its own; on 16 KiB pages three
- * fit whole. A fill costs less CPU and system time so (docs/performance.md, 2026-11-27). Only a new
- * file takes it: a mirror in WAL mode keeps the page size it was made with.
+ * fit whole. Only a new file takes it: a mirror in WAL mode keeps the page size it was made with.
  */
 export const NEW_PAGE_SIZE = 16 * 1024;
 
 /**
- * WAL pages a commit may leave before it checkpoints them (SQLite's default is 1000): fewer
- * checkpoints write less, much larger ones stall the writer.
+ * WAL a commit may leave before it checkpoints it, bytes (SQLite's default is 1000 pages, 4 MiB on
+ * its default pages): a page written again before the checkpoint is copied to the file once, so a
+ * fill costs less CPU (docs/performance.md, 2026-11-27); much more would stall the writer longer at
+ * each checkpoint and leave a larger -wal file on disk.
  */
-export const WAL_AUTOCHECKPOINT_PAGES = 4000;
+export const WAL_AUTOCHECKPOINT_BYTES = 64 * 1024 * 1024;
 
 /** Applies the connection settings; a read-only connection gets only the first two. */
 export function applyPragmas(db: Database.Database, readonly: boolean, logger?: Logger): void {
@@ -38,7 +39,8 @@ export function applyPragmas(db: Database.Database, readonly: boolean, logger?: 
     logger?.warn({ journalMode: mode }, "database is not in WAL mode; readers may block the writer");
   db.pragma("synchronous = NORMAL");
   db.pragma(`cache_size = -${CACHE_KIB}`);
-  db.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
+  const pageSize = db.pragma("page_size", { simple: true }) as number;
+  db.pragma(`wal_autocheckpoint = ${Math.ceil(WAL_AUTOCHECKPOINT_BYTES / pageSize)}`);
 }
 
 /** Checkpoints and truncates the WAL without waiting, so the next opener has none to recover. */
