@@ -5,6 +5,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { parsePrometheusText, sampleValue } from "./daemon-prom-text.js";
 import {
+  closedAfterEach,
   type DaemonProcess,
   freePort,
   http,
@@ -16,16 +17,13 @@ import { analyst, type Harness, harness, runCli } from "./support/harness.js";
 import { closeServers, serve, streamed } from "./support/scripted-server.js";
 
 let h: Harness | undefined;
-const daemons: DaemonProcess[] = [];
+// Registered first, so it runs after the daemons are killed (vitest runs after-hooks as a stack).
 afterEach(async () => {
   closeServers();
-  for (const d of daemons.splice(0)) {
-    if (d.child.exitCode === null && d.child.signalCode === null) d.child.kill("SIGKILL");
-    await d.exited;
-  }
   await h?.close();
   h = undefined;
 });
+const { daemons } = closedAfterEach();
 
 /** A schedule that never fires during a test: runs happen at start-up and on POST /sync only. */
 const NEVER = "0 0 1 1 *";

@@ -9,7 +9,7 @@ import type { AddressInfo } from "node:net";
 import { networkInterfaces, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { type DaemonProcess, freePort, http, spawnDaemon } from "./support/daemon-process.js";
+import { closedAfterEach, freePort, http, spawnDaemon } from "./support/daemon-process.js";
 import { analyst, type Harness, harness, runCli } from "./support/harness.js";
 import { closeServers, errorBody, serve } from "./support/scripted-server.js";
 
@@ -19,19 +19,16 @@ const TRIGGER = "trg-2b9e-distinctive-secret";
 let h: Harness | undefined;
 let dir: string | undefined;
 let server: Server | undefined;
-const daemons: DaemonProcess[] = [];
+// Registered first, so it runs after the daemons are killed (vitest runs after-hooks as a stack).
 afterEach(async () => {
   closeServers();
-  for (const d of daemons.splice(0)) {
-    if (d.child.exitCode === null && d.child.signalCode === null) d.child.kill("SIGKILL");
-    await d.exited;
-  }
   server?.closeAllConnections();
   server?.close();
   await h?.close();
   if (dir) rmSync(dir, { recursive: true, force: true });
   h = dir = server = undefined;
 });
+const { daemons } = closedAfterEach();
 
 /** The environment of a fresh shell: none of this project's variables from the test runner's. */
 function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
