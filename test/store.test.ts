@@ -8,7 +8,7 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openStore, type Store } from "../src/store/index.js";
-import { NEW_PAGE_SIZE, WAL_AUTOCHECKPOINT_BYTES } from "../src/store/pragmas.js";
+import { applyPragmas, NEW_PAGE_SIZE, WAL_AUTOCHECKPOINT_BYTES } from "../src/store/pragmas.js";
 import type { WalkProgress } from "../src/sync/ports.js";
 import { at, feedBatch, okSummary, summaryRaw, tempDir } from "./support/store-fixtures.js";
 
@@ -71,6 +71,16 @@ describe("openStore", () => {
     reopened.flush();
     expect(reopened.countBookings()).toBe(1);
     reopened.close();
+    // Nor does a VACUUM outside WAL mode take up the new size afterwards.
+    const raw = new Database(file);
+    try {
+      applyPragmas(raw, false);
+      raw.pragma("journal_mode = DELETE");
+      raw.exec("VACUUM");
+      expect(raw.pragma("page_size", { simple: true })).toBe(4096);
+    } finally {
+      raw.close();
+    }
   });
 
   it("opens read-only without writing, and names the path when the file is missing", () => {

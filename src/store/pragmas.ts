@@ -31,8 +31,9 @@ export function applyPragmas(db: Database.Database, readonly: boolean, logger?: 
   db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
   db.pragma("foreign_keys = ON");
   if (readonly) return;
-  // Before the first write (WAL mode's header is one): later, a no-op.
-  db.pragma(`page_size = ${NEW_PAGE_SIZE}`);
+  // Only on a file with no page yet, before WAL mode writes the first: on another, a later VACUUM
+  // outside WAL mode would take it up.
+  if (db.pragma("page_count", { simple: true }) === 0) db.pragma(`page_size = ${NEW_PAGE_SIZE}`);
   // WAL lets analysts read while the worker writes (invariant 5); NORMAL sync is safe under WAL.
   const mode = db.pragma("journal_mode = WAL", { simple: true });
   if (mode !== "wal")
