@@ -8,7 +8,7 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openStore, type Store } from "../src/store/index.js";
-import { applyPragmas, NEW_PAGE_SIZE, WAL_AUTOCHECKPOINT_BYTES } from "../src/store/pragmas.js";
+import { applyPragmas } from "../src/store/pragmas.js";
 import type { WalkProgress } from "../src/sync/ports.js";
 import { at, feedBatch, okSummary, summaryRaw, tempDir } from "./support/store-fixtures.js";
 
@@ -53,12 +53,12 @@ describe("openStore", () => {
     expect(store.db.pragma("synchronous", { simple: true })).toBe(1); // NORMAL
   });
 
-  it("makes a new mirror with 16 KiB pages, an existing one keeps its own, and both checkpoint at the same WAL size", () => {
-    const walBytes = (s: Store) =>
-      (s.db.pragma("wal_autocheckpoint", { simple: true }) as number) *
-      (s.db.pragma("page_size", { simple: true }) as number);
-    expect(store.db.pragma("page_size", { simple: true })).toBe(NEW_PAGE_SIZE);
-    expect(walBytes(store)).toBe(WAL_AUTOCHECKPOINT_BYTES);
+  it("makes a new mirror with 16 KiB pages, checkpointing its WAL every 4,096 of them (64 MiB)", () => {
+    expect(store.db.pragma("page_size", { simple: true })).toBe(16384);
+    expect(store.db.pragma("wal_autocheckpoint", { simple: true })).toBe(4096);
+  });
+
+  it("keeps an existing mirror's 4 KiB pages, through a reopen and a VACUUM outside WAL mode, checkpointing every 16,384 (64 MiB)", () => {
     const file = tmp.file("made-before.db");
     const old = new Database(file);
     old.pragma("journal_mode = WAL");
@@ -66,12 +66,11 @@ describe("openStore", () => {
     old.close();
     const reopened = openStore(file);
     expect(reopened.db.pragma("page_size", { simple: true })).toBe(4096);
-    expect(walBytes(reopened)).toBe(WAL_AUTOCHECKPOINT_BYTES);
+    expect(reopened.db.pragma("wal_autocheckpoint", { simple: true })).toBe(16384);
     reopened.save(feedBatch([okSummary(summaryRaw(1))], T1));
     reopened.flush();
     expect(reopened.countBookings()).toBe(1);
     reopened.close();
-    // Nor does a VACUUM outside WAL mode take up the new size afterwards.
     const raw = new Database(file);
     try {
       applyPragmas(raw, false);
