@@ -17,7 +17,7 @@ import { SQLITE } from "./mirror/dialect.js";
 import { sqliteStatements, writeSqlitePage } from "./mirror/execute.js";
 import type { Ask } from "./mirror/unlisted.js";
 import type { PersonalData } from "./personal-data.js";
-import { applyPragmas, BUSY_TIMEOUT_MS, emptyWal } from "./pragmas.js";
+import { applyPragmas, BUSY_TIMEOUT_MS, emptyWal, restWal } from "./pragmas.js";
 import { sqliteSnapshot } from "./snapshot.js";
 import { workerSnapshot } from "./status-worker.js";
 import type { AtOnce, Store } from "./store.js";
@@ -198,6 +198,7 @@ function assemble(
       } catch {}
       ask(SQL.runs.finishRun(id, result));
       currentRun = null;
+      restWal(db, path);
     },
     ...statusReads(snapshot, pageSnapshot),
     events: eventStore(snapshot, writeOutsidePages, SQLITE),

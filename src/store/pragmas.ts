@@ -1,4 +1,5 @@
 /** Settings of the store's connections: the one that writes, and read-only ones. */
+import { statSync } from "node:fs";
 import type Database from "better-sqlite3";
 import type { Logger } from "../sync/ports.js";
 
@@ -26,6 +27,13 @@ export const NEW_PAGE_SIZE = 16 * 1024;
  */
 export const WAL_AUTOCHECKPOINT_BYTES = 64 * 1024 * 1024;
 
+/**
+ * WAL a finished run may leave on disk, bytes. The checkpoint at `WAL_AUTOCHECKPOINT_BYTES` suits a
+ * fill, but a mirror that writes less never reaches one, and the file keeps the size it reached: a
+ * new sidecar's whole mirror stayed in its -wal, and a fill left its last checkpoint's worth there.
+ */
+export const WAL_REST_BYTES = 4 * 1024 * 1024;
+
 /** Applies the connection settings; a read-only connection gets only the first two. */
 export function applyPragmas(db: Database.Database, readonly: boolean, logger?: Logger): void {
   db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
@@ -42,6 +50,28 @@ export function applyPragmas(db: Database.Database, readonly: boolean, logger?: 
   db.pragma(`cache_size = -${CACHE_KIB}`);
   const pageSize = db.pragma("page_size", { simple: true }) as number;
   db.pragma(`wal_autocheckpoint = ${Math.ceil(WAL_AUTOCHECKPOINT_BYTES / pageSize)}`);
+}
+
+/**
+ * Checkpoints and truncates the WAL of `path` once it is over `WAL_REST_BYTES`, without waiting: a
+ * reader's open snapshot leaves it for a later run, and so does any failure, since the writes it
+ * would move are already committed.
+ */
+export function restWal(db: Database.Database, path: string): void {
+  let bytes: number;
+  try {
+    bytes = statSync(`${path}-wal`).size;
+  } catch {
+    return;
+  }
+  if (bytes <= WAL_REST_BYTES) return;
+  db.pragma("busy_timeout = 0");
+  try {
+    db.pragma("wal_checkpoint(TRUNCATE)");
+  } catch {
+  } finally {
+    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  }
 }
 
 /** Checkpoints and truncates the WAL without waiting, so the next opener has none to recover. */
