@@ -2,8 +2,8 @@
  * The full view in the SQLite store: detail upserts with the stale-write guard, packages and items,
  * the details queue, and reconcile's missing marks, all through real files.
  */
-import { afterEach, beforeEach, describe, expect, expectTypeOf, it } from "vitest";
-import { openStore, type Store } from "../src/store/index.js";
+import { describe, expect, expectTypeOf, it } from "vitest";
+import type { Store } from "../src/store/index.js";
 import type { SyncStore } from "../src/sync/ports.js";
 import {
   at,
@@ -12,19 +12,13 @@ import {
   listBatch,
   okFull,
   okSummary,
+  storeEachTest,
   summaryRaw,
-  tempDir,
 } from "./support/store-fixtures.js";
 
-let tmp: ReturnType<typeof tempDir>;
 let store: Store;
-beforeEach(() => {
-  tmp = tempDir();
-  store = openStore(tmp.file());
-});
-afterEach(() => {
-  store.close();
-  tmp.cleanup();
+storeEachTest((s) => {
+  store = s;
 });
 
 const T1 = "2025-02-01T00:00:00.000Z";

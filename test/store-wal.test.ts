@@ -4,20 +4,16 @@
  */
 import fs from "node:fs";
 import Database from "better-sqlite3";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { openStore, type Store } from "../src/store/index.js";
+import { describe, expect, it } from "vitest";
+import type { Store } from "../src/store/index.js";
 import type { RunFinish } from "../src/sync/ports.js";
-import { fullRaw, listBatch, okFull, tempDir } from "./support/store-fixtures.js";
+import { fullRaw, listBatch, okFull, storeEachTest, type TempDir } from "./support/store-fixtures.js";
 
-let tmp: ReturnType<typeof tempDir>;
+let tmp: TempDir;
 let store: Store;
-beforeEach(() => {
-  tmp = tempDir();
-  store = openStore(tmp.file());
-});
-afterEach(() => {
-  store.close();
-  tmp.cleanup();
+storeEachTest((s, t) => {
+  store = s;
+  tmp = t;
 });
 
 const T = "2025-02-01T00:00:00.000Z";

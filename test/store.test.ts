@@ -6,21 +6,24 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { openStore, type Store } from "../src/store/index.js";
 import { applyPragmas } from "../src/store/pragmas.js";
 import type { WalkProgress } from "../src/sync/ports.js";
-import { at, feedBatch, okSummary, summaryRaw, tempDir } from "./support/store-fixtures.js";
+import {
+  at,
+  feedBatch,
+  okSummary,
+  storeEachTest,
+  summaryRaw,
+  type TempDir,
+} from "./support/store-fixtures.js";
 
-let tmp: ReturnType<typeof tempDir>;
+let tmp: TempDir;
 let store: Store;
-beforeEach(() => {
-  tmp = tempDir();
-  store = openStore(tmp.file());
-});
-afterEach(() => {
-  store.close();
-  tmp.cleanup();
+storeEachTest((s, t) => {
+  store = s;
+  tmp = t;
 });
 
 const T1 = "2025-02-01T00:00:00.000Z";

@@ -5,6 +5,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { afterEach, beforeEach } from "vitest";
 import {
   type FullBooking,
   fullBookingSchema,
@@ -12,6 +13,7 @@ import {
   summaryBookingSchema,
 } from "../../src/api/schemas.js";
 import { readSourceTime } from "../../src/api/times.js";
+import { openStore, type Store } from "../../src/store/index.js";
 import type { BookingType, Checked, PageWrite, Reject, WalkProgress } from "../../src/sync/ports.js";
 
 type Ok<T> = Extract<Checked<T>, { ok: true }>;
@@ -24,6 +26,27 @@ export function tempDir(): { dir: string; file: (name?: string) => string; clean
     file: (name = "mirror.db") => path.join(dir, name),
     cleanup: () => fs.rmSync(dir, { recursive: true, force: true }),
   };
+}
+
+/** A temp folder as `tempDir` makes it. */
+export type TempDir = ReturnType<typeof tempDir>;
+
+/**
+ * Before each test of the file, opens a new store in a temp folder and hands both to `use`; after
+ * it, closes the store and removes the folder.
+ */
+export function storeEachTest(use: (store: Store, tmp: TempDir) => void): void {
+  let opened: { store: Store; tmp: TempDir } | undefined;
+  beforeEach(() => {
+    const tmp = tempDir();
+    opened = { store: openStore(tmp.file()), tmp };
+    use(opened.store, tmp);
+  });
+  afterEach(() => {
+    opened?.store.close();
+    opened?.tmp.cleanup();
+    opened = undefined;
+  });
 }
 
 /** `createdAt` of booking `i`: one second apart from a fixed base. */
