@@ -198,7 +198,7 @@ function assemble(
       } catch {}
       ask(SQL.runs.finishRun(id, result));
       currentRun = null;
-      restWal(db, path);
+      restWal(db, path, o.logger);
     },
     ...statusReads(snapshot, pageSnapshot),
     events: eventStore(snapshot, writeOutsidePages, SQLITE),

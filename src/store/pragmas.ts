@@ -1,5 +1,5 @@
 /** Settings of the store's connections: the one that writes, and read-only ones. */
-import { statSync } from "node:fs";
+import { realpathSync, statSync } from "node:fs";
 import type Database from "better-sqlite3";
 import type { Logger } from "../sync/ports.js";
 
@@ -53,29 +53,39 @@ export function applyPragmas(db: Database.Database, readonly: boolean, logger?: 
 }
 
 /**
- * Checkpoints and truncates the WAL of `path` once it is over `WAL_REST_BYTES`, without waiting: a
- * reader's open snapshot leaves it for a later run, and so does any failure, since the writes it
- * would move are already committed.
+ * Empties the WAL of `path` into the file once it is over `WAL_REST_BYTES`. A reader's open snapshot
+ * leaves it for a later run, and so does a failure: what it would move is already committed.
  */
-export function restWal(db: Database.Database, path: string): void {
-  let bytes: number;
-  try {
-    bytes = statSync(`${path}-wal`).size;
-  } catch {
-    return;
-  }
+export function restWal(db: Database.Database, path: string, logger?: Logger): void {
+  const bytes = walBytes(path);
   if (bytes <= WAL_REST_BYTES) return;
-  db.pragma("busy_timeout = 0");
   try {
-    db.pragma("wal_checkpoint(TRUNCATE)");
-  } catch {
-  } finally {
-    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    if (!emptyWal(db))
+      logger?.debug({ walBytes: bytes }, "a reader holds part of the WAL; a later run empties it");
+  } catch (err) {
+    logger?.warn({ err, walBytes: bytes }, "could not empty the WAL; a later run tries again");
   }
 }
 
-/** Checkpoints and truncates the WAL without waiting, so the next opener has none to recover. */
-export function emptyWal(db: Database.Database): void {
+/** Size of the file's -wal, beside the file a link names as SQLite puts it; 0 when there is none. */
+function walBytes(path: string): number {
+  try {
+    return statSync(`${realpathSync(path)}-wal`).size;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * Checkpoints the WAL and truncates it without waiting for readers, so the next opener has none to
+ * recover; false when a reader's snapshot kept part of it (what the snapshot allows is copied).
+ */
+export function emptyWal(db: Database.Database): boolean {
   db.pragma("busy_timeout = 0");
-  db.pragma("wal_checkpoint(TRUNCATE)");
+  try {
+    const [result] = db.pragma("wal_checkpoint(TRUNCATE)") as Array<{ busy: number }>;
+    return result?.busy === 0;
+  } finally {
+    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  }
 }
