@@ -7,4 +7,10 @@
  */
 import { main } from "./cli/program.js";
 
+// A reader that leaves early (`--help | head`) ends the output, as it ends `cat`'s, and the command's
+// own exit code stands; Node would otherwise die of the unhandled EPIPE with a stack trace.
+process.stdout.on("error", (err: NodeJS.ErrnoException) => {
+  if (err.code !== "EPIPE") throw err;
+});
+
 process.exitCode = await main(process.argv);
