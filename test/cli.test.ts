@@ -16,6 +16,13 @@ afterEach(async () => {
 const SECRET = "tok-3f9a1c-very-secret";
 
 describe("booking-sync CLI", () => {
+  it("`--help | head` ends quietly with the command's exit code, no stack trace", async () => {
+    // The read end closes before the CLI has started, so its first write meets EPIPE, as under `| head -1`.
+    const r = await runCli(["--help"], process.env, (child) => child.stdout?.destroy());
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+  });
+
   it("--help lists every environment variable and exits 0, showing no token", async () => {
     const r = await runCli(["--help"], { ...process.env, BOOKING_API_TOKEN: SECRET });
     expect(r.code).toBe(0);
