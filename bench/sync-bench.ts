@@ -17,7 +17,7 @@
  * Modes: `bare` (the loop), `sync` (a fresh SQLite file, one page at a time, so the ratio is a page's
  * own cost) and `sync-postgres` (a fresh database on a PostgreSQL server); with SQLite, also
  * `sync-default`: the same cold sync at SYNC_CONCURRENCY's default, whose fill walks slices in
- * parallel, as `booking-sync sync` on an empty mirror runs. `--backends` picks the syncs (default
+ * parallel, as `booking-sync sync --no-details` on an empty mirror runs. `--backends` picks the syncs (default
  * both). The server is the one BOOKING_BENCH_POSTGRES_URL names (its user must be allowed to CREATE
  * DATABASE; each run gets a new database, dropped afterwards), else a throwaway one started from the
  * newest local initdb and stopped at the end. If neither can be had, the Postgres column is skipped
@@ -251,7 +251,7 @@ function printRatios(best: Map<Mode, Result>, rounds: number): void {
     );
   if (bare && byDefault)
     console.log(
-      `sync-default / bare = ${ratio(byDefault, bare)} (a cold sync as the CLI runs it, ${DEFAULT_CONCURRENCY} requests in flight, against the one-at-a-time loop)`,
+      `sync-default / bare = ${ratio(byDefault, bare)} (a cold sync --no-details as the CLI runs it, ${DEFAULT_CONCURRENCY} requests in flight, against the one-at-a-time loop)`,
     );
   if (bare && postgres) {
     const vsSqlite = sqlite

@@ -18,8 +18,8 @@ const TOKEN = "sim-token";
 /**
  * `bare` fetches and parses; `sync` syncs into a fresh SQLite file one page at a time (an everyday
  * sync's walk, so the ratio is a page's own cost), `sync-postgres` the same into a fresh database;
- * `sync-default` into a fresh SQLite file at SYNC_CONCURRENCY's default, as `booking-sync sync`
- * runs on an empty mirror: its fill walks the feed in slices, several pages in flight.
+ * `sync-default` into a fresh SQLite file at SYNC_CONCURRENCY's default, as `booking-sync sync
+ * --no-details` runs on an empty mirror: its fill walks the feed in slices, several pages in flight.
  */
 export const MODES = ["bare", "sync", "sync-postgres", "sync-default"] as const;
 export type Mode = (typeof MODES)[number];
