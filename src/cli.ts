@@ -7,10 +7,12 @@
  */
 import { main } from "./cli/program.js";
 
-// A reader that leaves early (`--help | head`) ends the output, as it ends `cat`'s, and the command's
-// own exit code stands; Node would otherwise die of the unhandled EPIPE with a stack trace.
-process.stdout.on("error", (err: NodeJS.ErrnoException) => {
-  if (err.code !== "EPIPE") throw err;
-});
+// A reader that leaves early (`--help | head`, `2>&1 | head`) ends the output, as it ends `cat`'s,
+// and the command's own exit code stands; Node would otherwise die of the unhandled EPIPE with a
+// stack trace and exit 1.
+for (const out of [process.stdout, process.stderr])
+  out.on("error", (err: NodeJS.ErrnoException) => {
+    if (err.code !== "EPIPE") throw err;
+  });
 
 process.exitCode = await main(process.argv);

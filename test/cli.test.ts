@@ -2,6 +2,7 @@
  * The CLI as a user runs it: a subprocess, its exit code and its output, against the simulator and
  * a real SQLite file.
  */
+import type { ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { SETTINGS } from "../src/config/settings.js";
@@ -21,6 +22,19 @@ describe("booking-sync CLI", () => {
     const r = await runCli(["--help"], process.env, (child) => child.stdout?.destroy());
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
+  });
+
+  it("a sync whose log reader left early (`2>&1 | head`) still syncs, and a refusal keeps its exit 2", async () => {
+    h = await harness({ bookings: 300 });
+    const closed = (child: ChildProcess) => child.stderr?.destroy();
+    const r = await runCli(["sync"], h.env({ LOG_LEVEL: "debug" }), closed);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("300 new");
+    const db = analyst(h.dbPath);
+    expect((db.prepare("SELECT count(*) AS n FROM bookings").get() as { n: number }).n).toBe(300);
+    db.close();
+    const refused = await runCli(["status", "--db", `${h.dbPath}.absent`], process.env, closed);
+    expect(refused.code).toBe(2);
   });
 
   it("--help lists every environment variable and exits 0, showing no token", async () => {
