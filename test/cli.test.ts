@@ -37,6 +37,18 @@ describe("booking-sync CLI", () => {
     expect(refused.code).toBe(2);
   });
 
+  it("a daemon whose log reader left stops, exit 1, for its supervisor to restart it with its logs", async () => {
+    h = await harness({ bookings: 300 });
+    let guard: NodeJS.Timeout | undefined;
+    const r = await runCli(["run"], h.env({ HTTP_PORT: "0" }), (child) => {
+      child.stderr?.destroy();
+      // A daemon that syncs on unseen would run until stopped: a stop is exit 0, which fails below.
+      guard = setTimeout(() => child.kill("SIGTERM"), 20_000);
+    });
+    clearTimeout(guard);
+    expect(r.code).toBe(1);
+  });
+
   it("--help lists every environment variable and exits 0, showing no token", async () => {
     const r = await runCli(["--help"], { ...process.env, BOOKING_API_TOKEN: SECRET });
     expect(r.code).toBe(0);

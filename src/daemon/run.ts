@@ -112,6 +112,7 @@ function launch(parts: Parts, fatal: { stop: (error: Error) => void }): Daemon {
   const stop = (why: string, error?: Error): Promise<void> => {
     stopping ??= stopAll(parts, why, error).then(
       () => {
+        process.stderr.off("error", logsLost);
         if (!shutdown.shuttingDown()) shutdown.dispose();
         if (error) settle?.reject(error);
         else settle?.resolve();
@@ -131,6 +132,13 @@ function launch(parts: Parts, fatal: { stop: (error: Error) => void }): Daemon {
     onShutdown: (signal) => stop(`received ${signal}`),
     logger: app.logger,
   });
+  // With its log output gone (the reader of standard error left: EPIPE) a daemon would sync on
+  // unseen for days: it stops as on a fatal error, exit 1, so its supervisor restarts it with its
+  // logs. A one-shot command finishes its work instead (cli.ts).
+  const logsLost = (err: NodeJS.ErrnoException) => {
+    if (err.code === "EPIPE") fatal.stop(new Error("its log output is gone: standard error's reader left"));
+  };
+  process.stderr.on("error", logsLost);
   logStart(parts);
   scheduler.start();
   return { url: http?.url, stop: (why) => stop(why), finished };
