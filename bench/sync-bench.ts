@@ -14,7 +14,8 @@
  * and `--latency-ms` its own; the large figure is
  * `npm run bench -- --cold-start --bookings 1000000 --latency-ms 100 --concurrency 16` (minutes).
  *
- * Modes: `bare` (the loop), `sync` (a fresh SQLite file, one page at a time, so the ratio is a page's
+ * Modes: `bare` (the loop), `client` (the same pages through the sync's API client, nothing kept),
+ * `sync` (a fresh SQLite file, one page at a time, so the ratio is a page's
  * own cost) and `sync-postgres` (a fresh database on a PostgreSQL server); with SQLite, also
  * `sync-default`: the same cold sync at SYNC_CONCURRENCY's default, whose fill walks slices in
  * parallel, as `booking-sync sync --no-details` on an empty mirror runs. `--backends` picks the syncs (default
@@ -192,7 +193,11 @@ async function syncFigure(values: Values, pageSize: number): Promise<void> {
   const latencyMs = whole("latency-ms", values["latency-ms"] ?? "0");
   const rounds = whole("rounds", values.rounds ?? "3", 1);
   const server = backends.includes("postgres") ? await findServer(values.backends !== undefined) : undefined;
-  const modes: Mode[] = ["bare", ...backends.filter((b) => b === "sqlite" || server).map((b) => BACKENDS[b])];
+  const modes: Mode[] = [
+    "bare",
+    "client",
+    ...backends.filter((b) => b === "sqlite" || server).map((b) => BACKENDS[b]),
+  ];
   if (backends.includes("sqlite")) modes.push("sync-default");
   try {
     const { url, child } = await startSimulatorProcess(bookings, latencyMs);
@@ -243,11 +248,15 @@ async function bestOf(
 
 function printRatios(best: Map<Mode, Result>, rounds: number): void {
   const ms = (mode: Mode) => best.get(mode)?.ms;
-  const [bare, sqlite, postgres, byDefault] = MODES.map(ms);
+  const [bare, sqlite, postgres, byDefault, client] = MODES.map(ms);
   const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}x`;
   if (bare && sqlite)
     console.log(
       `sync / bare = ${ratio(sqlite, bare)} (a page's cost; target <= 3.5x at 0 ms, <= 1.15x at 10 ms latency)`,
+    );
+  if (bare && client && sqlite)
+    console.log(
+      `client / bare = ${ratio(client, bare)}, sync / client = ${ratio(sqlite, client)} (the page's cost split: the API client's, then the store's)`,
     );
   if (bare && byDefault)
     console.log(

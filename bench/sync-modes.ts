@@ -11,17 +11,20 @@ import type { Database } from "../dist/config/config.js";
 import { DEFAULT_CONCURRENCY } from "../dist/config/settings.js";
 import { createLogger } from "../dist/logger.js";
 import { openMirror } from "../dist/store/index.js";
+import { cursorFor } from "../dist/sync/feed/window.js";
 import { runSync } from "../dist/sync/run-sync.js";
 
 const TOKEN = "sim-token";
 
 /**
- * `bare` fetches and parses; `sync` syncs into a fresh SQLite file one page at a time (an everyday
+ * `bare` fetches and parses; `client` walks the same pages through the sync's API client (got, the
+ * retry policy, the checks of each record) and keeps nothing, so `sync` against it is the store's
+ * share of a page and it against `bare` the client's; `sync` syncs into a fresh SQLite file one page at a time (an everyday
  * sync's walk, so the ratio is a page's own cost), `sync-postgres` the same into a fresh database;
  * `sync-default` into a fresh SQLite file at SYNC_CONCURRENCY's default, as `booking-sync sync
  * --no-details` runs on an empty mirror: its fill walks the feed in slices, several pages in flight.
  */
-export const MODES = ["bare", "sync", "sync-postgres", "sync-default"] as const;
+export const MODES = ["bare", "sync", "sync-postgres", "sync-default", "client"] as const;
 export type Mode = (typeof MODES)[number];
 
 export interface Result {
@@ -77,6 +80,25 @@ async function fetchAll(url: string, pageSize: number): Promise<{ bookings: numb
   }
 }
 
+/**
+ * The feed walked through the API client, one page at a time, nothing kept: each page asked for
+ * below its last booking's time, as the walk asks (one booking read again a page).
+ */
+async function walkClient(url: string, pageSize: number): Promise<{ bookings: number; pages: number }> {
+  const api = createApiClient({ baseUrl: url, token: TOKEN, maxInFlight: 1 });
+  let bookings = 0;
+  let pages = 0;
+  let upTo: string | null = null;
+  for (;;) {
+    const page = await api.fetchRecent({ limit: pageSize, cursor: cursorFor(upTo) });
+    pages++;
+    bookings += page.records.length;
+    const last = page.records.at(-1);
+    if (!page.hasMore || !last?.ok) return { bookings, pages };
+    upTo = last.at;
+  }
+}
+
 /** A cold sync into `database`, opened (and migrated) as the CLI opens it. */
 async function syncInto(database: Database, url: string, pageSize: number, concurrency = 1) {
   const store = await openMirror(database);
@@ -106,6 +128,7 @@ export async function runMode(
   const started = performance.now();
   let done: { bookings: number; pages: number };
   if (mode === "bare") done = await fetchAll(url, pageSize);
+  else if (mode === "client") done = await walkClient(url, pageSize);
   else if (mode === "sync-postgres") {
     if (!databaseUrl) throw new Error("--database: a PostgreSQL URL is required for sync-postgres");
     done = await syncInto({ kind: "postgres", url: databaseUrl, password: undefined }, url, pageSize);
