@@ -103,6 +103,25 @@ describeBackends("a quirk the source repeats on every run", (backend) => {
     }
   }, 120_000);
 
+  it("pages capped below a tie run, hasMore: false on every page: every booking of every type, every run", async () => {
+    // Twelve bookings a millisecond and five a page at most: every page ends inside a tie run, the
+    // same as the feed's end would look, so only the list can tell them apart.
+    const startMs = Math.floor(Date.now() / 60_000) * 60_000 - 7_200_000;
+    const trueUsOf = (i: number) => (startMs + Math.floor(i / 12)) * 1000;
+    const options = { count: 240, trueUsOf, quirks: { capsPage: 5 } };
+    for (const type of [undefined, "IN", "LC"] as const) {
+      const w = await world(backend, options, type ? { SYNC_BOOKING_TYPE: type } : {});
+      for (const when of ["cold", "again"]) {
+        const r = await w.cli("sync", { SYNC_PAGE_SIZE: "20", SYNC_LOOKBACK_SECONDS: "86400" });
+        expect(r.code, `${type ?? "all"} ${when}\n${tail(r)}`).toBe(0);
+        await expectComplete(w, r, type);
+        w.server.data.add(36);
+      }
+      await cleanup?.();
+      cleanup = undefined;
+    }
+  }, 180_000);
+
   it("records without _id, counted in the source's total: quarantined, and exit 0 every run", async () => {
     const w = await world(backend, { quirks: { withoutIdEvery: 97 } });
     const { server, cli } = w;

@@ -34,6 +34,27 @@ describeBackends("sync against the simulator", (backend) => {
     },
   );
 
+  it("a feed page that leads into a tie run is stored before the run's list bookings, which were read after it", async () => {
+    h = await harness({ bookings: 1000, tieRun: 50, pageSize: 20 });
+    const sim = h.sim;
+    const count = sim.allSummaries().length;
+    let changed = false;
+    // Once the first tie run's first list page is answered, every booking changes once at the source.
+    sim.events.on("request", (e) => {
+      if (changed || e.endpoint !== "list" || /pageSize=1(&|$)/.test(e.url)) return;
+      changed = true;
+      for (let i = 0; i < count; i++) sim.update(i);
+    });
+    const report = await h.sync({ concurrency: 4 });
+    expect(report.status).toBe("success");
+    expect(changed).toBe(true);
+    // A value changed once at the source changes once in the history, never back to the older one.
+    const twice = await h.query<{ id: string; field: string }>(
+      `SELECT booking_id AS id, field FROM booking_changes GROUP BY booking_id, field HAVING count(*) > 1`,
+    );
+    expect(twice).toEqual([]);
+  });
+
   it("keeps one stream per booking type, each with its own checkpoint", async () => {
     h = await harness({ bookings: 600, tieRun: 3, pageSize: 25 });
     const lc = await h.sync({ bookingType: "LC" });

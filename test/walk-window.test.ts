@@ -10,6 +10,8 @@ const T = (s: number, us = 0) =>
     }
   ).instant;
 const r = (id: string, at: string) => ({ id, at });
+/** Second `s`'s millisecond, as a tie run names it. */
+const ms = (s: number) => `2026-01-01T00:00:${String(s).padStart(2, "0")}.000Z`;
 const page = (...secs: number[]) => secs.map((s, i) => r(`b${i}-${s}`, T(s)));
 const base: PageFacts = {
   upTo: null,
@@ -61,6 +63,41 @@ describe("nextStep", () => {
     [
       "a short page that brings nothing older than the position ends the walk",
       { count: 1, records: [r("b1-8", T(8))], upTo: T(8), anchor: { at: T(8), ids: ["b1-8"] } },
+      { kind: "done", reason: "end" },
+    ],
+    [
+      "the same after a page of another short count ends the walk",
+      {
+        count: 1,
+        records: [r("b1-8", T(8))],
+        upTo: T(8),
+        anchor: { at: T(8), ids: ["b1-8"] },
+        shortBefore: 2,
+      },
+      { kind: "done", reason: "end" },
+    ],
+    [
+      // A server that caps its pages (hasMore: false on each) cut this one inside a run of one time,
+      // or the run ends the feed: only the list can tell.
+      "a short page of one time after a page as short is a tie run, read on the list and asked past",
+      {
+        count: 2,
+        records: [r("t1", T(8)), r("t2", T(8))],
+        upTo: T(8),
+        anchor: { at: T(8), ids: ["t1", "t2"] },
+        shortBefore: 2,
+      },
+      { kind: "tie", from: ms(8), to: ms(8), upTo: justBefore(ms(8)) },
+    ],
+    [
+      "a short page newer than asked for (a server ignoring the cursor), after one as short, ends the walk",
+      {
+        count: 2,
+        records: [r("n", T(9)), r("b1-8", T(8))],
+        upTo: T(8),
+        anchor: { at: T(8), ids: ["b1-8"] },
+        shortBefore: 2,
+      },
       { kind: "done", reason: "end" },
     ],
     [

@@ -87,10 +87,15 @@ async function play(
         );
         const kill = first ? round.killAfterPages : undefined;
         const signal = new AbortController().signal;
+        // A killed process logs nothing after its death: only what it logged before counts.
+        let diedAt: number | undefined;
+        const died = () => {
+          diedAt ??= logger.lines.length;
+        };
         const report = await runSync(
           {
             api,
-            store: kill === undefined ? mirror.store : dying(mirror.store, kill),
+            store: kill === undefined ? mirror.store : dying(mirror.store, kill, died),
             clock,
             logger,
             signal,
@@ -102,7 +107,7 @@ async function play(
         });
         if (report === undefined) {
           // A killed process records no run; the tie runs it stepped past are in its log only.
-          for (const t of loggedOverflows(logger)) ties.add(t);
+          for (const t of loggedOverflows(logger.lines.slice(0, diedAt))) ties.add(t);
           await mirror.crash();
           continue;
         }
@@ -120,11 +125,16 @@ async function play(
 
 const KILLED = new Error("process killed");
 
-/** The store of a process killed once `n` pages were saved: from then on, nothing it does happens. */
-function dying(store: Mirror, n: number): Mirror {
+/**
+ * The store of a process killed once `n` pages were saved: from then on, nothing it does happens.
+ * `died` is told when it dies.
+ */
+function dying(store: Mirror, n: number, died: () => void): Mirror {
   let pages = 0;
   const dead = () => {
-    if (pages > n) throw KILLED;
+    if (pages <= n) return;
+    died();
+    throw KILLED;
   };
   return new Proxy(store, {
     get(target, key, receiver) {
@@ -140,8 +150,8 @@ function dying(store: Mirror, n: number): Mirror {
 }
 
 /** The tie runs the log says could not be read whole. */
-function loggedOverflows(logger: ReturnType<typeof memoryLogger>): string[] {
-  return logger.lines
+function loggedOverflows(lines: ReturnType<typeof memoryLogger>["lines"]): string[] {
+  return lines
     .filter((l) => l.level === "warn" && /rest of them could not be read/.test(l.msg ?? ""))
     .flatMap((l) => {
       const { createdAt, to } = l.obj as { createdAt: string; to?: string };

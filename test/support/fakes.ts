@@ -4,8 +4,18 @@
  * of walks quickly.
  */
 import type { SummaryBooking } from "../../src/api/schemas.js";
+import { ApiError } from "../../src/errors.js";
 import { instantOf } from "../../src/sync/feed/window.js";
-import type { Checked, FeedPage, FeedQuery, Logger, PartnerApi, TimerClock } from "../../src/sync/ports.js";
+import type {
+  Checked,
+  FeedPage,
+  FeedQuery,
+  ListPage,
+  ListQuery,
+  Logger,
+  PartnerApi,
+  TimerClock,
+} from "../../src/sync/ports.js";
 
 export interface SourceBooking {
   id: string;
@@ -13,21 +23,29 @@ export interface SourceBooking {
   at: number;
 }
 
-/** A feed over an in-memory source, newest first, with either cursor rule (limit+1 for hasMore). */
+/**
+ * A feed over an in-memory source, newest first, with either cursor rule (limit+1 for hasMore), and
+ * its list-bookings: the same bookings by position, in the same order (the walk reads a tie run, or
+ * the millisecond a short last page ends in, there).
+ */
 export function fakeFeed(
   source: () => SourceBooking[],
   rule: "exclusive" | "inclusive",
   failAt?: (request: number) => boolean,
 ): PartnerApi & { requests: number } {
+  // As the real client gives up on a network fault: a transient ApiError, the next run tries again.
+  const failed = (n: number) => {
+    if (failAt?.(n))
+      throw Object.assign(new ApiError(`injected failure at request ${n}`, { retryable: true }), {
+        injected: true,
+      });
+  };
   const api = {
     requests: 0,
     async fetchRecent(q: FeedQuery): Promise<FeedPage> {
-      const n = api.requests++;
-      if (failAt?.(n)) throw Object.assign(new Error(`injected failure at request ${n}`), { injected: true });
+      failed(api.requests++);
       const c = q.cursor === undefined ? Number.POSITIVE_INFINITY : Date.parse(q.cursor);
-      const window = source()
-        .filter((b) => (rule === "exclusive" ? b.at < c : b.at <= c))
-        .sort((a, b) => b.at - a.at || (a.id < b.id ? 1 : -1));
+      const window = newestFirst(source()).filter((b) => (rule === "exclusive" ? b.at < c : b.at <= c));
       const page = window.slice(0, q.limit);
       return {
         records: page.map(checked),
@@ -35,11 +53,25 @@ export function fakeFeed(
         attempts: 1,
       };
     },
-    async listBookings(): Promise<never> {
-      throw new Error("not used by the walk");
+    async listBookings(q: ListQuery): Promise<ListPage> {
+      failed(api.requests++);
+      const all = newestFirst(source());
+      const from = (q.page - 1) * q.pageSize;
+      return {
+        records: all.slice(from, from + q.pageSize).map(checked) as unknown as ListPage["records"],
+        page: q.page,
+        pageSize: q.pageSize,
+        total: all.length,
+        totalPages: Math.ceil(all.length / q.pageSize),
+        attempts: 1,
+      };
     },
   };
   return api;
+}
+
+function newestFirst(source: SourceBooking[]): SourceBooking[] {
+  return [...source].sort((a, b) => b.at - a.at || (a.id < b.id ? 1 : -1));
 }
 
 function checked(b: SourceBooking): Checked<SummaryBooking> {

@@ -11,6 +11,8 @@ export interface Quirks {
   claimsMore?: boolean;
   /** Every n-th booking by generation index, the oldest first, is served without `_id` in both endpoints, and counted in `pagination.total`. */
   withoutIdEvery?: number;
+  /** The feed serves at most this many records a page, and says `hasMore: false` on every page. */
+  capsPage?: number;
   /** The booking of this generation index carries a `remarks` string of `hugeBytes` in both endpoints. */
   hugeIndex?: number;
   /** Size of the huge record's `remarks`; default 60 MB. */

@@ -229,6 +229,8 @@ class Hostile {
     const again = overlap ? (this.#lastFeed?.rows ?? []).slice(-(overlap.count ?? 25)) : [];
     let page = [...again, ...rows.slice(0, limit - again.length)];
     let hasMore = rows.length > limit - again.length;
+    const cap = this.#quirks.capsPage;
+    if (cap !== undefined) [page, hasMore] = [page.slice(0, cap), false];
     if (fire.has("emptyPage")) [page, hasMore] = [[], true];
     if (fire.has("shuffle")) page = shuffled(page, this.data.seed);
     const zone = !fire.has("noZone");

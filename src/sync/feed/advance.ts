@@ -42,7 +42,9 @@ export function advance(progress: WalkProgress, read: PageRead): { progress: Wal
     const after = restart ? { ...progress, upTo: ceiling, anchor: null, fallback: null } : progress;
     return { progress: after, action: { kind: "refuse", message, restart } };
   }
-  const after = { ...progress, pages: progress.pages + 1, top: topAfter(progress.top, records) };
+  const { short: _, ...before } = progress;
+  const short = facts.count < facts.limit && !facts.hasMore ? { short: facts.count } : {};
+  const after = { ...before, pages: progress.pages + 1, top: topAfter(progress.top, records), ...short };
   switch (step.kind) {
     case "done":
       // A slice's ceiling is a probed booking's time: an empty answer there is no end the feed can vouch for.
@@ -75,7 +77,7 @@ function factsOf(
   progress: WalkProgress,
   read: PageRead,
 ): PageFacts & { records: Timed[]; rejectIds: string[] } {
-  const { anchor, fallback, floor } = progress;
+  const { anchor, fallback, floor, short: shortBefore } = progress;
   const { page, ...asked } = read;
   const records: Timed[] = [];
   const rejectIds: string[] = [];
@@ -88,7 +90,7 @@ function factsOf(
     }
   }
   const seen = { records, rejectIds, rejectReason, count: page.records.length, hasMore: page.hasMore };
-  return { ...asked, anchor, fallback, floor, ...seen };
+  return { ...asked, anchor, fallback, floor, shortBefore, ...seen };
 }
 
 /** The checkpoint's candidate after a page: a record newer than the one before it on the page is out of place. */

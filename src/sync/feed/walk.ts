@@ -92,6 +92,7 @@ export async function walkSlice(
     const page = await current.page;
     countPage(totals, page.attempts);
     const read = { upTo: current.upTo, again: current.again, limit: options.pageSize, page };
+    const before = progress;
     const { progress: after, action } = advance(progress, read);
     progress = after;
     const where = { stream, cursor: cursorFor(current.upTo) ?? null, records: page.records.length };
@@ -127,9 +128,12 @@ export async function walkSlice(
         break;
       case "tie":
         await readOn();
-        // Before the page is saved: its progress is past the run, so it must not be stored first.
+        // The page is stored before the list's bookings of the run, which were read after it: a
+        // summary has no updatedAt to tell the older copy by. Its position is the one before it,
+        // not yet past the run: the run's is stored with the next page.
+        await persist(page, before, false);
         progress = await settleTie(deps, action, progress, options, totals);
-        break;
+        continue;
     }
     await persist(page, progress, false);
   }
@@ -173,19 +177,36 @@ async function settleTie(
   const times = one ? [window.from] : [window.from, window.to];
   const { pageSize, bookingType, tieMaxPages: maxPages } = options;
   let read: TieRead;
+  // The store's failures are the run's, not the list's: they never count as a run the list could not read.
+  let storeFailed = false;
+  const failing =
+    <A extends unknown[], R>(f: (...args: A) => R | Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      try {
+        return await f(...args);
+      } catch (err) {
+        storeFailed = true;
+        throw err;
+      }
+    };
+  const store = {
+    save: failing(deps.store.save.bind(deps.store)),
+    absentIds: failing(deps.store.absentIds.bind(deps.store)),
+  };
   try {
-    read = await readTieRun(deps, window, { pageSize, bookingType, maxPages, known: window.known }, totals);
+    const options = { pageSize, bookingType, maxPages, known: window.known };
+    read = await readTieRun({ ...deps, store }, window, options, totals);
   } catch (err) {
     // A transient failure fails the sync, which resumes here; one no run can fix would fail every
     // sync, so the run is reported instead and the walk goes on.
-    if (isTransient(err)) throw err;
+    if (isTransient(err) || storeFailed) throw err;
     read = { complete: false, why: `list-bookings failed: ${coerceError(err).message}` };
   }
   if (read.complete) {
     totals.tiesRead.push(...times);
     deps.logger.info(
       where,
-      "a full feed page of bookings shares one createdAt; read the rest of them through list-bookings",
+      "a feed page ends inside the bookings of one createdAt (a full page of them, or a short last page); read them through list-bookings",
     );
     return read.below ? { ...progress, anchor: { at: read.below.at, ids: [read.below.id] } } : progress;
   }
@@ -193,12 +214,12 @@ async function settleTie(
   // could not read stops the walk here, before its position passes the run.
   if (options.bookingType)
     throw new Error(
-      `walk ${options.stream}: a full page of bookings shares ${window.from} and the rest of them could not be read (${read.why}); stopped with the checkpoint unmoved`,
+      `walk ${options.stream}: a feed page ends inside the bookings of ${window.from} and the rest of them could not be read (${read.why}); stopped with the checkpoint unmoved`,
     );
   totals.tieOverflows.push(...times);
   deps.logger.warn(
     { ...where, why: read.why },
-    "a full page of bookings shares one createdAt and the rest of them could not be read; some may be missing until the repair finds them",
+    "a feed page ends inside the bookings of one createdAt and the rest of them could not be read; some may be missing until the repair finds them",
   );
   return progress;
 }

@@ -41,6 +41,8 @@ export interface PageFacts {
   floor: string | null;
   /** This page answers a request asked again because the first answer made no sense; default false. */
   again?: boolean | undefined;
+  /** How many records the page before held, when it was short (fewer than asked, no more claimed). */
+  shortBefore?: number | undefined;
 }
 
 export type Step =
@@ -50,7 +52,10 @@ export type Step =
   | { kind: "next"; upTo: string; anchor: Anchor; fallback: Anchor | null }
   /** The page did not confirm the anchor: ask again from the fallback, which must be confirmed. */
   | { kind: "fall-back"; upTo: string; anchor: Anchor; missing: Anchor }
-  /** A full page only of the milliseconds `from` to `to`: the feed cannot page within them. */
+  /**
+   * A page only of the milliseconds `from` to `to`: the feed cannot page within them. A full page,
+   * or one as short as the page before it: a server that caps its pages may have cut it.
+   */
   | { kind: "tie"; from: string; to: string; upTo: string }
   /**
    * Asked twice from `upTo` with no anchor owed, the feed served nothing and still claims more: its
@@ -94,9 +99,12 @@ export function nextStep(f: PageFacts): Step {
   const beforeLast = records[records.length - 2];
   const end = beforeLast !== undefined && beforeLast.at < last.at ? beforeLast.at : last.at;
   if (f.floor !== null && belowFloor(records, f.floor)) return { kind: "done", reason: "floor" };
-  // A short last page is believed once the next one, asked from its end, brings nothing older: a
-  // server that caps the page size and says `hasMore: false` would otherwise end every walk.
-  if (f.upTo !== null && end >= f.upTo && short) return { kind: "done", reason: "end" };
+  // A short page is asked past once (a server that caps the page size and says `hasMore: false`
+  // would otherwise end every walk), so the walk ends on a short page that brings nothing older.
+  // Unless the page before was as short: then it is a capping server's page, which may have cut a
+  // run of one time short as well, and only the list can tell (the tie run below).
+  if (f.upTo !== null && end >= f.upTo && short && f.shortBefore !== f.count)
+    return { kind: "done", reason: "end" };
   if (f.upTo === null || end < f.upTo) {
     const higher = nextUp(records, end, f.upTo);
     return {
@@ -111,6 +119,8 @@ export function nextStep(f: PageFacts): Step {
   const to = maxOf(records.map((r) => millisOf(r.at))) as string;
   if (records.every((r) => r.at >= instantOf(from)) && to <= (cursorFor(f.upTo) as string))
     return { kind: "tie", from, to, upTo: justBefore(from) };
+  // Newer than asked for (a server that ignores the cursor), yet nothing older and no more: the end.
+  if (short) return { kind: "done", reason: "end" };
   return refuse(
     `the feed answered cursor ${cursorFor(f.upTo)} with ${f.count} records, none older than ${f.upTo} (newest ${maxOf(records.map((r) => r.at))})`,
     true,

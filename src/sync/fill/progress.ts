@@ -33,6 +33,11 @@ const walkShape = z.object({
   top: instant.nullable(),
   /** Pages read so far by this walk, across resumes. */
   pages: z.number().int().nonnegative(),
+  /**
+   * How many records the last page held when it was short (fewer than asked for, no more claimed):
+   * a next page as short shows a server that caps its pages (feed/window.ts). Absent otherwise.
+   */
+  short: z.number().int().nonnegative().optional(),
 });
 
 /** Where an unfinished walk stands; saved with each page so a restart resumes. */
