@@ -127,7 +127,7 @@ describe("CLI feedback: refusals say what to check", () => {
     const bad = await runCli(["sync"], h.env({ SYNC_PAGE_SIZE: "5e1" }));
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain(
-      'SYNC_PAGE_SIZE = "5e1" is not valid: expected a whole number from 1 to 100',
+      'SYNC_PAGE_SIZE = "5e1" is not valid: expected a whole number from 3 to 100',
     );
   });
 });

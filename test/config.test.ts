@@ -33,8 +33,10 @@ describe("loadConfig", () => {
   });
 
   it.each([
-    ["SYNC_PAGE_SIZE", "500", "a whole number from 1 to 100"],
-    ["SYNC_PAGE_SIZE", "ten", "a whole number from 1 to 100"],
+    ["SYNC_PAGE_SIZE", "500", "a whole number from 3 to 100"],
+    ["SYNC_PAGE_SIZE", "ten", "a whole number from 3 to 100"],
+    // Fewer, and the walk could never see it passed its floor: every sync would read the whole feed.
+    ["SYNC_PAGE_SIZE", "2", "a whole number from 3 to 100"],
     ["SYNC_BOOKING_TYPE", "XX", "IN, LC"],
     ["SYNC_LOOKBACK_SECONDS", "-1", "whole seconds"],
     ["LOG_LEVEL", "loud", "trace, debug, info"],

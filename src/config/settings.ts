@@ -94,9 +94,10 @@ const TABLE = [
     key: "pageSize",
     env: "SYNC_PAGE_SIZE",
     flag: "pageSize",
-    schema: int(1, 100),
+    // At least 3: the walk sees it passed its floor only by a booking between two neighbours on a page.
+    schema: int(3, 100),
     default: 100,
-    accepts: "a whole number from 1 to 100",
+    accepts: "a whole number from 3 to 100",
     help: "bookings per request",
   },
   {
