@@ -108,11 +108,16 @@ describeBackends("a quirk the source repeats on every run", (backend) => {
     // same as the feed's end would look, so only the list can tell them apart.
     const startMs = Math.floor(Date.now() / 60_000) * 60_000 - 7_200_000;
     const trueUsOf = (i: number) => (startMs + Math.floor(i / 12)) * 1000;
-    const options = { count: 240, trueUsOf, quirks: { capsPage: 5 } };
+    const quirks = { capsPage: 5 };
+    const env = { SYNC_PAGE_SIZE: "20", SYNC_LOOKBACK_SECONDS: "86400" };
     for (const type of [undefined, "IN", "LC"] as const) {
-      const w = await world(backend, options, type ? { SYNC_BOOKING_TYPE: type } : {});
+      const w = await world(
+        backend,
+        { count: 240, trueUsOf, quirks },
+        type ? { SYNC_BOOKING_TYPE: type } : {},
+      );
       for (const when of ["cold", "again"]) {
-        const r = await w.cli("sync", { SYNC_PAGE_SIZE: "20", SYNC_LOOKBACK_SECONDS: "86400" });
+        const r = await w.cli("sync", env);
         expect(r.code, `${type ?? "all"} ${when}\n${tail(r)}`).toBe(0);
         await expectComplete(w, r, type);
         w.server.data.add(36);
@@ -120,7 +125,12 @@ describeBackends("a quirk the source repeats on every run", (backend) => {
       await cleanup?.();
       cleanup = undefined;
     }
-  }, 180_000);
+    // Enough for a fill in slices: each slice's first page, asked at a probed time, is cut too.
+    const w = await world(backend, { count: 1200, trueUsOf, quirks });
+    const r = await w.cli("sync", { ...env, SYNC_CONCURRENCY: "4" });
+    expect(r.code, `a fill in slices\n${tail(r)}`).toBe(0);
+    await expectComplete(w, r);
+  }, 240_000);
 
   it("records without _id, counted in the source's total: quarantined, and exit 0 every run", async () => {
     const w = await world(backend, { quirks: { withoutIdEvery: 97 } });

@@ -113,6 +113,14 @@ const cases: Case[] = [
     { pages: 5, top: T(7), upTo: "2026-01-01T00:00:06.999999999Z", anchor: null, fallback: null, short: 2 },
   ],
   [
+    // A probed time is no end the feed can vouch for: a capping server may have cut this first page.
+    "a short first page of one time at a slice's ceiling is a tie run",
+    { ceiling: T(7), upTo: T(7) },
+    read([ok("c", 7), ok("d", 7)], { upTo: T(7) }, false),
+    { kind: "tie", from: M(7), to: M(7), upTo: "2026-01-01T00:00:06.999999999Z", known: ["c", "d"] },
+    { pages: 5, top: T(7), upTo: "2026-01-01T00:00:06.999999999Z", anchor: null, fallback: null, short: 2 },
+  ],
+  [
     "a full page forgets a short page before it",
     { short: 1 },
     read([ok("a", 9), ok("b", 8), ok("c", 7)]),

@@ -90,7 +90,7 @@ describe("nextStep", () => {
       { kind: "tie", from: ms(8), to: ms(8), upTo: justBefore(ms(8)) },
     ],
     [
-      "a short page newer than asked for (a server ignoring the cursor), after one as short, ends the walk",
+      "a short page newer than asked for, after one as short, is refused (asked once more first)",
       {
         count: 2,
         records: [r("n", T(9)), r("b1-8", T(8))],
@@ -98,7 +98,11 @@ describe("nextStep", () => {
         anchor: { at: T(8), ids: ["b1-8"] },
         shortBefore: 2,
       },
-      { kind: "done", reason: "end" },
+      {
+        kind: "refuse",
+        retry: true,
+        message: `the feed answered cursor ${cursorFor(T(8))} with 2 records, none older than ${T(8)} (newest ${T(9)})`,
+      },
     ],
     [
       "a quarantined record still confirms the anchor by its id",

@@ -5,7 +5,7 @@
  * except that a refusal the walk may ask past becomes `again`, and a tie run names the bookings read.
  */
 import type { FeedPage, WalkProgress } from "../ports.js";
-import { maxOf, millisOf, nextStep, type PageFacts, type Step, type Timed } from "./window.js";
+import { isShort, maxOf, millisOf, nextStep, type PageFacts, type Step, type Timed } from "./window.js";
 
 /** A feed page as the walk read it: asked for at `upTo`, `again` when the first answer made no sense. */
 export type PageRead = Pick<PageFacts, "upTo" | "limit"> & {
@@ -39,11 +39,12 @@ export function advance(progress: WalkProgress, read: PageRead): { progress: Wal
       ? `starts this walk over from ${ceiling ?? "the newest booking"}`
       : `resumes at ${read.upTo ?? "the newest booking"}`;
     const message = `${step.message}; stopped with the checkpoint unmoved (the next run ${next})`;
-    const after = restart ? { ...progress, upTo: ceiling, anchor: null, fallback: null } : progress;
+    const { short: _, ...over } = progress;
+    const after = restart ? { ...over, upTo: ceiling, anchor: null, fallback: null } : progress;
     return { progress: after, action: { kind: "refuse", message, restart } };
   }
   const { short: _, ...before } = progress;
-  const short = facts.count < facts.limit && !facts.hasMore ? { short: facts.count } : {};
+  const short = isShort(facts) ? { short: facts.count } : {};
   const after = { ...before, pages: progress.pages + 1, top: topAfter(progress.top, records), ...short };
   switch (step.kind) {
     case "done":
@@ -77,7 +78,7 @@ function factsOf(
   progress: WalkProgress,
   read: PageRead,
 ): PageFacts & { records: Timed[]; rejectIds: string[] } {
-  const { anchor, fallback, floor, short: shortBefore } = progress;
+  const { anchor, fallback, floor } = progress;
   const { page, ...asked } = read;
   const records: Timed[] = [];
   const rejectIds: string[] = [];
@@ -89,8 +90,12 @@ function factsOf(
       rejectReason ??= r.reason;
     }
   }
-  const seen = { records, rejectIds, rejectReason, count: page.records.length, hasMore: page.hasMore };
-  return { ...asked, anchor, fallback, floor, shortBefore, ...seen };
+  const count = page.records.length;
+  const seen = { records, rejectIds, rejectReason, count, hasMore: page.hasMore };
+  // A slice's ceiling is a probed booking's time, so a short page there is no end the feed can vouch
+  // for: it may be cut by a capping server as much as one after a page as short.
+  const atCeiling = read.upTo !== null && read.upTo === progress.ceiling;
+  return { ...asked, anchor, fallback, floor, shortBefore: atCeiling ? count : progress.short, ...seen };
 }
 
 /** The checkpoint's candidate after a page: a record newer than the one before it on the page is out of place. */

@@ -9,7 +9,15 @@ import { coerceError, isTransient } from "../../errors.js";
 import { countPage, zeroCounters } from "../counters.js";
 import { confirmFeedEnd } from "../list/feed-end.js";
 import { readTieRun, type TieRead, type TieWindow } from "../list/ties.js";
-import type { BookingType, FeedPage, RunCounters, SyncDeps, WalkProgress } from "../ports.js";
+import type {
+  BookingType,
+  FeedPage,
+  PageWrite,
+  RunCounters,
+  SyncDeps,
+  SyncStore,
+  WalkProgress,
+} from "../ports.js";
 import { type Action, advance } from "./advance.js";
 import { cursorFor } from "./window.js";
 
@@ -17,7 +25,7 @@ export interface WalkOptions {
   /** Stream name in `sync_state`, e.g. `feed` or `feed:IN`. */
   stream: string;
   bookingType?: BookingType | undefined;
-  /** Bookings per request, 1–100. */
+  /** Bookings per request, 3–100: with fewer, no page holds a booking between two neighbours to show the floor passed. */
   pageSize: number;
   /** list-bookings pages one tie run the feed cannot page through may take; default TIE_MAX_PAGES. */
   tieMaxPages?: number | undefined;
@@ -177,36 +185,21 @@ async function settleTie(
   const times = one ? [window.from] : [window.from, window.to];
   const { pageSize, bookingType, tieMaxPages: maxPages } = options;
   let read: TieRead;
-  // The store's failures are the run's, not the list's: they never count as a run the list could not read.
-  let storeFailed = false;
-  const failing =
-    <A extends unknown[], R>(f: (...args: A) => R | Promise<R>) =>
-    async (...args: A): Promise<R> => {
-      try {
-        return await f(...args);
-      } catch (err) {
-        storeFailed = true;
-        throw err;
-      }
-    };
-  const store = {
-    save: failing(deps.store.save.bind(deps.store)),
-    absentIds: failing(deps.store.absentIds.bind(deps.store)),
-  };
+  const store = watched(deps.store);
   try {
     const options = { pageSize, bookingType, maxPages, known: window.known };
     read = await readTieRun({ ...deps, store }, window, options, totals);
   } catch (err) {
     // A transient failure fails the sync, which resumes here; one no run can fix would fail every
-    // sync, so the run is reported instead and the walk goes on.
-    if (isTransient(err) || storeFailed) throw err;
+    // sync, so the run is reported instead and the walk goes on. The store's are the run's own.
+    if (isTransient(err) || store.failed) throw err;
     read = { complete: false, why: `list-bookings failed: ${coerceError(err).message}` };
   }
   if (read.complete) {
     totals.tiesRead.push(...times);
     deps.logger.info(
       where,
-      "a feed page ends inside the bookings of one createdAt (a full page of them, or a short last page); read them through list-bookings",
+      "a feed page ends inside the bookings of one createdAt (a full page of them, or a page a server that caps its pages may have cut); read them through list-bookings",
     );
     return read.below ? { ...progress, anchor: { at: read.below.at, ids: [read.below.id] } } : progress;
   }
@@ -222,4 +215,22 @@ async function settleTie(
     "a feed page ends inside the bookings of one createdAt and the rest of them could not be read; some may be missing until the repair finds them",
   );
   return progress;
+}
+
+/** The store's calls a tie read makes, noting whether one failed: that is the run's failure, not the list's. */
+function watched(store: Pick<SyncStore, "save" | "absentIds">) {
+  const out = {
+    failed: false,
+    save: async (page: PageWrite) => noting(() => store.save(page)),
+    absentIds: async (ids: readonly string[]) => noting(() => store.absentIds(ids)),
+  };
+  async function noting<R>(call: () => R | Promise<R>): Promise<R> {
+    try {
+      return await call();
+    } catch (err) {
+      out.failed = true;
+      throw err;
+    }
+  }
+  return out;
 }

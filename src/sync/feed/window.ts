@@ -41,7 +41,10 @@ export interface PageFacts {
   floor: string | null;
   /** This page answers a request asked again because the first answer made no sense; default false. */
   again?: boolean | undefined;
-  /** How many records the page before held, when it was short (fewer than asked, no more claimed). */
+  /**
+   * How many records the page before held, when it was short (`isShort`); at a slice's ceiling, a
+   * probed time that is no end the feed can vouch for, this page's own count.
+   */
   shortBefore?: number | undefined;
 }
 
@@ -71,6 +74,11 @@ export function cursorFor(upTo: string | null): string | undefined {
   return shift(millisOf(upTo), 1);
 }
 
+/** Whether a page is short: fewer records than asked for, and no more claimed. */
+export function isShort(f: Pick<PageFacts, "count" | "limit" | "hasMore">): boolean {
+  return f.count < f.limit && !f.hasMore;
+}
+
 /** Decides what follows a page. Pure: same facts, same step. */
 export function nextStep(f: PageFacts): Step {
   const { records } = f;
@@ -89,7 +97,7 @@ export function nextStep(f: PageFacts): Step {
     return { kind: "fall-back", upTo: f.fallback.at, anchor: f.fallback, missing: anchor };
   }
   if (f.count === 0) return { kind: "done", reason: "end" };
-  const short = f.count < f.limit && !f.hasMore;
+  const short = isShort(f);
   if (records.length === 0) {
     if (short) return { kind: "done", reason: "end" };
     const why = f.rejectReason ? ` (${f.rejectReason})` : "";
@@ -119,8 +127,6 @@ export function nextStep(f: PageFacts): Step {
   const to = maxOf(records.map((r) => millisOf(r.at))) as string;
   if (records.every((r) => r.at >= instantOf(from)) && to <= (cursorFor(f.upTo) as string))
     return { kind: "tie", from, to, upTo: justBefore(from) };
-  // Newer than asked for (a server that ignores the cursor), yet nothing older and no more: the end.
-  if (short) return { kind: "done", reason: "end" };
   return refuse(
     `the feed answered cursor ${cursorFor(f.upTo)} with ${f.count} records, none older than ${f.upTo} (newest ${maxOf(records.map((r) => r.at))})`,
     true,
