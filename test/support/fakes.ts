@@ -25,8 +25,8 @@ export interface SourceBooking {
 
 /**
  * A feed over an in-memory source, newest first, with either cursor rule (limit+1 for hasMore), and
- * its list-bookings: the same bookings by position, in the same order (the walk reads a tie run, or
- * the millisecond a short last page ends in, there).
+ * its list-bookings: the same bookings by position, in the same order (where the walk reads a tie
+ * run, a capping server's cut page among them).
  */
 export function fakeFeed(
   source: () => SourceBooking[],
