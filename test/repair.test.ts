@@ -63,22 +63,6 @@ describe("repair", () => {
     expect(counters.requests).toBe(h.sim.stats.byEndpoint.list);
   });
 
-  it.each([20, 100])(
-    "finds a gap that starts inside a run of one time longer than a page, and reads all below it (pages of %i)",
-    async (pageSize) => {
-      // Runs of twelve bookings a millisecond; the mirror holds the newest 20: the first run, and
-      // eight of the second.
-      h = await harness({ bookings: 240, tieRun: 12 });
-      expect((await h.sync()).status).toBe("success");
-      const lost = lose(Array.from({ length: 220 }, (_, i) => 20 + i));
-      h.sim.resetStats();
-      const report = await repairMirror(depsOf(h, apiOf(h)), { pageSize }, zeroCounters());
-      expect(report).toMatchObject({ end: "repaired", repaired: 220, shortfall: 0 });
-      expect(h.store.absentIds(lost)).toEqual([]);
-      expect(h.sim.stats.byEndpoint.list).toBeLessThan(60);
-    },
-  );
-
   it("is not fooled by bookings the source deleted: it still finds the one the mirror lacks", async () => {
     h = await harness({ bookings: 2000 });
     expect((await h.sync()).status).toBe("success");

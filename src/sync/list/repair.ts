@@ -102,51 +102,21 @@ async function findAndRead(
     if (!search.times.has(position)) await search.deficit(position);
     return search.times.get(position);
   };
-  const shared = async (position: number, at: string | null | undefined) =>
-    typeof at === "string" &&
-    ((position > 0 && (await timeOf(position - 1)) === at) ||
-      (position < below && (await timeOf(position + 1)) === at));
   let lo = -1;
   let hi = below;
-  let misses = 0;
-  while (hi > lo && misses < MAX_MISSES && !search.spent()) {
+  for (let misses = 0; hi > lo && misses < MAX_MISSES && !search.spent(); misses++) {
     const position = await bisect(lo, hi, search.deficit);
     const at = await timeOf(position);
-    // A millisecond shared with a neighbour is read whole: the mirror counts it all at once, so the
-    // search (which looks higher inside one) cannot tell where in it, or below it, the gap is.
-    if (!(await shared(position, at))) {
+    const tied = typeof at === "string" && position > 0 && (await timeOf(position - 1)) === at;
+    if (!tied) {
       await readGap(deps, position, pageSize, counters);
       if ((await accounted()) > before) break;
       lo = position;
-      misses++;
       continue;
     }
-    const read = await readTieRun(
-      deps,
-      { from: at as string, to: at as string },
-      { pageSize, maxPages: 20 },
-      counters,
-    );
-    if ((await accounted()) > before) {
-      // What lies below the run may be missing as well: read on from just below it.
-      if (read.complete)
-        await readGap(deps, await deps.store.countAccounted(at as string), pageSize, counters);
-      break;
-    }
-    if (!read.complete || read.start === undefined) break;
-    // Whole and held: where the mirror's count says the run ends, if nothing above it is missing.
-    // The list agreeing there, the gap is below the run; otherwise above it.
-    const end = (await deps.store.countAccounted(at as string)) - 1;
-    const endsThere =
-      end >= position &&
-      end <= below &&
-      (await timeOf(end)) === at &&
-      (end === below || (await timeOf(end + 1)) !== at);
-    if (endsThere) lo = end;
-    else {
-      hi = read.start - 1;
-      misses++;
-    }
+    const read = await readTieRun(deps, { from: at, to: at }, { pageSize, maxPages: 20 }, counters);
+    if ((await accounted()) > before || !read.complete || read.start === undefined) break;
+    hi = read.start - 1;
   }
   return (await accounted()) - before;
 }
