@@ -63,6 +63,44 @@ describe("repair", () => {
     expect(counters.requests).toBe(h.sim.stats.byEndpoint.list);
   });
 
+  // Runs of twelve bookings a millisecond, which the mirror counts at once: the search judges a run
+  // by its last position, so it neither stops in a run the mirror holds whole nor crawls past them.
+  it.each([
+    {
+      name: "a gap from inside a run to the end, pages of 20",
+      bookings: 240,
+      pageSize: 20,
+      lost: range(20, 240),
+    },
+    { name: "the same, pages of 100", bookings: 240, pageSize: 100, lost: range(20, 240) },
+    { name: "one booking below hundreds of whole runs", bookings: 6000, pageSize: 20, lost: [4005] },
+    { name: "two gaps", bookings: 2400, pageSize: 20, lost: [500, 501, 1700] },
+    {
+      name: "a gap above a whole run and one below it",
+      bookings: 240,
+      pageSize: 20,
+      lost: [30, ...range(100, 111)],
+    },
+    {
+      name: "three of one run, two bookings above deleted at the source",
+      bookings: 2400,
+      pageSize: 20,
+      lost: [1801, 1802, 1803],
+      removed: [30, 31],
+    },
+  ])("runs of one time: $name", async ({ bookings, pageSize, lost: positions, removed = [] }) => {
+    h = await harness({ bookings, tieRun: 12 });
+    mirrorAll(h);
+    const lost = lose(positions);
+    // Kept by the mirror, gone from the source (the simulator numbers its bookings oldest first).
+    for (const p of removed) h.sim.remove(bookings - 1 - p);
+    h.sim.resetStats();
+    const report = await repairMirror(depsOf(h, apiOf(h)), { pageSize }, zeroCounters());
+    expect(report).toMatchObject({ end: "repaired", repaired: lost.length });
+    expect(h.store.absentIds(lost)).toEqual([]);
+    expect(h.sim.stats.byEndpoint.list).toBeLessThan(120);
+  });
+
   it("is not fooled by bookings the source deleted: it still finds the one the mirror lacks", async () => {
     h = await harness({ bookings: 2000 });
     expect((await h.sync()).status).toBe("success");
@@ -124,6 +162,21 @@ describe("repair", () => {
     expect(report.shortfall).toBe(10);
   });
 });
+
+/** Positions `from` to `to` (not included). */
+function range(from: number, to: number): number[] {
+  return Array.from({ length: to - from }, (_, i) => from + i);
+}
+
+/** Stores every booking the simulator serves, as rows of a mirror that was once complete. */
+function mirrorAll(x: Harness) {
+  const insert = x.store.db.prepare(
+    "INSERT INTO bookings (id, created_at, first_seen_at, summary_synced_at, total_amount, paid, booking_state, order_state) VALUES (?, ?, ?, ?, 0, 0, 0, 0)",
+  );
+  x.store.db.transaction(() => {
+    for (const b of x.sim.allSummaries()) insert.run(b._id, b.createdAt, b.createdAt, b.createdAt);
+  })();
+}
 
 /** The repair's world: the harness's store and logger, with `api` as the source. */
 function depsOf(x: Harness, api: PartnerApi) {

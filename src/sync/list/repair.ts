@@ -48,22 +48,30 @@ export async function repairMirror(
     if (spent()) return { ...report, end: "budget" };
     const times = new Map<number, string | null>();
     const timeOf = async (position: number) => {
+      if (times.has(position)) return times.get(position);
       const seen = await timeAt(deps, position, counters);
       total = seen.total;
       if (seen.createdAt !== undefined) times.set(position, seen.createdAt);
       return seen.createdAt;
     };
+    const lasts = new Map<string, number>();
+    const lastOf = async (position: number, at: string) => {
+      const last = lasts.get(at) ?? (await lastPosition(position, at, total, timeOf));
+      lasts.set(at, last);
+      return last;
+    };
     const deficit = async (position: number) => {
       const at = await timeOf(position);
       if (at === undefined) return true; // past the end: the list shrank, look higher
       if (at === null) return false;
-      if (position + 1 - (await store.countAccounted(at)) > 0) return true;
-      // The mirror's count takes a whole millisecond at once, so when the next booking shares this
-      // one's, the bookings of it below here hide a shortfall above: look higher, to be sure.
-      return position + 1 < total && (times.get(position + 1) ?? (await timeOf(position + 1))) === at;
+      // The mirror counts a whole millisecond at once, so a booking sharing it with the next is
+      // judged at the millisecond's last position: every booking of it then has the same answer.
+      const shared = position + 1 < total && (await timeOf(position + 1)) === at;
+      const last = shared ? await lastOf(position, at) : position;
+      return last + 1 - (await store.countAccounted(at)) > 0;
     };
     if (!(await deficit(total - 1))) return { ...report, end: "unplaced" };
-    const search = { deficit, times, spent };
+    const search = { deficit, timeOf, lastOf, spent };
     const repaired = await findAndRead(deps, options, total - 1, search, counters);
     if (repaired === 0) return { ...report, end: spent() ? "budget" : "unplaced" };
     report.gaps++;
@@ -79,8 +87,10 @@ const MAX_MISSES = 3;
 interface Search {
   /** Whether the mirror falls short at or above a position (probes it, and records its time). */
   deficit(position: number): Promise<boolean>;
-  /** createdAt of the positions probed so far. */
-  times: Map<number, string | null>;
+  /** createdAt at a position (probed once): null when unreadable, undefined past the list's end. */
+  timeOf(position: number): Promise<string | null | undefined>;
+  /** The last position of the millisecond `at`, which `position` holds. */
+  lastOf(position: number, at: string): Promise<number>;
   /** Whether the run's request budget is spent. */
   spent(): boolean;
 }
@@ -98,24 +108,29 @@ async function findAndRead(
 ): Promise<number> {
   const accounted = () => deps.store.countAccounted();
   const before = await accounted();
-  const timeOf = async (position: number) => {
-    if (!search.times.has(position)) await search.deficit(position);
-    return search.times.get(position);
-  };
+  const { timeOf } = search;
   let lo = -1;
   let hi = below;
   for (let misses = 0; hi > lo && misses < MAX_MISSES && !search.spent(); misses++) {
     const position = await bisect(lo, hi, search.deficit);
     const at = await timeOf(position);
-    const tied = typeof at === "string" && position > 0 && (await timeOf(position - 1)) === at;
-    if (!tied) {
+    const shared =
+      typeof at === "string" &&
+      ((position > 0 && (await timeOf(position - 1)) === at) ||
+        (position < below && (await timeOf(position + 1)) === at));
+    if (!shared) {
       await readGap(deps, position, pageSize, counters);
       if ((await accounted()) > before) break;
       lo = position;
       continue;
     }
     const read = await readTieRun(deps, { from: at, to: at }, { pageSize, maxPages: 20 }, counters);
-    if ((await accounted()) > before || !read.complete || read.start === undefined) break;
+    if ((await accounted()) > before) {
+      // What lies below the millisecond may be missing as well: read on from just below it.
+      if (read.complete) await readGap(deps, (await search.lastOf(position, at)) + 1, pageSize, counters);
+      break;
+    }
+    if (!read.complete || read.start === undefined) break;
     hi = read.start - 1;
   }
   return (await accounted()) - before;
@@ -141,4 +156,26 @@ async function readGap(
     },
     counters,
   );
+}
+
+/**
+ * The last list position whose booking has the time `at`, from `position`, which has it: a search
+ * that doubles its step until it leaves the millisecond, then halves back.
+ */
+async function lastPosition(
+  position: number,
+  at: string,
+  total: number,
+  timeOf: (position: number) => Promise<string | null | undefined>,
+): Promise<number> {
+  let inside = position;
+  let outside = total;
+  for (let step = 1; inside + step < total; step *= 2) {
+    if ((await timeOf(inside + step)) !== at) {
+      outside = inside + step;
+      break;
+    }
+    inside += step;
+  }
+  return (await bisect(inside, outside, async (q) => q >= total || (await timeOf(q)) !== at)) - 1;
 }
