@@ -49,6 +49,8 @@ export async function repairMirror(
     const times = new Map<number, string | null>();
     const timeOf = async (position: number) => {
       if (times.has(position)) return times.get(position);
+      // Out of budget, a probe is not made: taken as past the end, it sends the search no lower.
+      if (spent()) return undefined;
       const seen = await timeAt(deps, position, counters);
       total = seen.total;
       if (seen.createdAt !== undefined) times.set(position, seen.createdAt);
@@ -113,6 +115,7 @@ async function findAndRead(
   let hi = below;
   for (let misses = 0; hi > lo && misses < MAX_MISSES && !search.spent(); misses++) {
     const position = await bisect(lo, hi, search.deficit);
+    if (search.spent()) break;
     const at = await timeOf(position);
     const shared =
       typeof at === "string" &&
