@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { readSourceTime } from "../src/api/times.js";
 import { cursorFor, justBefore, nextStep, type PageFacts, type Step } from "../src/sync/feed/window.js";
@@ -173,6 +174,36 @@ describe("nextStep", () => {
       },
     ],
     [
+      "records below the floor with a newer one after them are misdated, not the floor",
+      full(page(9, 1, 1, 8), { floor: T(5), limit: 4 }),
+      {
+        kind: "next",
+        upTo: T(1),
+        anchor: { at: T(1), ids: ["b1-1", "b2-1"] },
+        fallback: { at: T(8), ids: ["b3-8"] },
+      },
+    ],
+    [
+      "a run below the floor shorter than five at a page's end is read past: it may be misdated",
+      full(page(12, 11, 10, 9, 8, 7, 6, 3, 2, 1), { floor: T(5), limit: 10 }),
+      {
+        kind: "next",
+        upTo: T(1),
+        anchor: { at: T(1), ids: ["b9-1"] },
+        fallback: { at: T(2), ids: ["b8-2"] },
+      },
+    ],
+    [
+      "a run of five below the floor, in order, ends the walk",
+      full(page(12, 11, 10, 9, 8, 5, 4, 3, 2, 1), { floor: T(6), limit: 10 }),
+      { kind: "done", reason: "floor" },
+    ],
+    [
+      "a page wholly below the floor, in order, ends it",
+      full(page(4, 3, 2, 1, 1), { floor: T(6), limit: 5 }),
+      { kind: "done", reason: "floor" },
+    ],
+    [
       "a full page of one millisecond is a tie, read elsewhere, then stepped past",
       full([r("a", T(9, 900)), r("b", T(9, 500)), r("c", T(9, 100))], { upTo: T(9, 100) }),
       {
@@ -266,5 +297,54 @@ describe("nextStep", () => {
   ];
   it.each(cases)("%s", (_name, facts, expected) => {
     expect(nextStep({ ...base, ...facts })).toEqual(expected);
+  });
+});
+
+describe("nextStep at the floor, by properties", () => {
+  // Seconds 20-59 lie above the floor at 20, 1-9 below it; a page is newest first.
+  const floor = T(20);
+  const above = fc.array(fc.integer({ min: 20, max: 59 }), { minLength: 1, maxLength: 60 });
+  const desc = (secs: number[]) => [...secs].sort((a, b) => b - a);
+
+  it("never ends the walk on fewer than five misdated records with a newer one after them", () => {
+    fc.assert(
+      fc.property(
+        above,
+        fc.integer({ min: 1, max: 4 }),
+        fc.nat(),
+        fc.integer({ min: 1, max: 9 }),
+        (secs, k, at, s) => {
+          const ordered = desc(secs);
+          // k records misdated to second s, anywhere before the page's last record.
+          const cut = at % ordered.length;
+          const records = page(...ordered.slice(0, cut), ...Array(k).fill(s), ...ordered.slice(cut));
+          const step = nextStep({
+            ...base,
+            floor,
+            limit: records.length,
+            records,
+            count: records.length,
+            hasMore: true,
+          });
+          expect(step).not.toEqual({ kind: "done", reason: "floor" });
+        },
+      ),
+    );
+  });
+
+  it("ends it on a page that ends in a run below the floor, in order, five long or all but one of the page", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 20, max: 59 })),
+        fc.array(fc.integer({ min: 1, max: 9 }), { minLength: 2, maxLength: 20 }),
+        (top, bottom) => {
+          const records = page(...desc(top), ...desc(bottom));
+          const limit = records.length;
+          const step = nextStep({ ...base, floor, limit, records, count: limit, hasMore: true });
+          const enough = bottom.length >= Math.min(5, limit - 1);
+          expect(step.kind === "done" && step.reason === "floor").toBe(enough);
+        },
+      ),
+    );
   });
 });

@@ -94,7 +94,7 @@ const TABLE = [
     key: "pageSize",
     env: "SYNC_PAGE_SIZE",
     flag: "pageSize",
-    // At least 3: the walk sees it passed its floor only by a booking between two neighbours on a page.
+    // At least 3: the floor is seen passed by a run of two or more records below it that ends a page (window.ts), with room on the page for one above it.
     schema: int(3, 100),
     default: 100,
     accepts: "a whole number from 3 to 100",

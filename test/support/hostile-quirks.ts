@@ -17,14 +17,20 @@ export interface Quirks {
   hugeIndex?: number;
   /** Size of the huge record's `remarks`; default 60 MB. */
   hugeBytes?: number;
+  /**
+   * Bookings (by generation index) both endpoints date 1970-01-01, served in their true place: a
+   * set the test may add to as it goes.
+   */
+  misdated?: ReadonlySet<number>;
 }
 
-/** A booking as served: without its `_id` when the `withoutIdEvery` quirk picks it. */
+/** A booking as served: without its `_id` when the `withoutIdEvery` quirk picks it, misdated when `misdated` does. */
 export function served(
   quirks: Quirks,
   b: HostileBooking,
   record: Record<string, unknown>,
 ): Record<string, unknown> {
+  if (quirks.misdated?.has(b.index)) record.createdAt = "1970-01-01T00:00:00.000Z";
   const n = quirks.withoutIdEvery;
   if (n === undefined || b.index % n !== 0) return record;
   const { _id: _, ...rest } = record;

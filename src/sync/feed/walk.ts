@@ -25,7 +25,7 @@ export interface WalkOptions {
   /** Stream name in `sync_state`, e.g. `feed` or `feed:IN`. */
   stream: string;
   bookingType?: BookingType | undefined;
-  /** Bookings per request, 3–100: with fewer, no page holds a booking between two neighbours to show the floor passed. */
+  /** Bookings per request, 3–100: the floor is seen passed by a run of two or more records below it that ends a page. */
   pageSize: number;
   /** list-bookings pages one tie run the feed cannot page through may take; default TIE_MAX_PAGES. */
   tieMaxPages?: number | undefined;

@@ -106,7 +106,7 @@ export function nextStep(f: PageFacts): Step {
   const last = records[records.length - 1] as Timed;
   const beforeLast = records[records.length - 2];
   const end = beforeLast !== undefined && beforeLast.at < last.at ? beforeLast.at : last.at;
-  if (f.floor !== null && belowFloor(records, f.floor)) return { kind: "done", reason: "floor" };
+  if (f.floor !== null && belowFloor(records, f.floor, f.limit)) return { kind: "done", reason: "floor" };
   // A short page is asked past once (a server that caps the page size and says `hasMore: false`
   // would otherwise end every walk), so the walk ends on a short page that brings nothing older.
   // Unless the page before was as short: then it is a capping server's page, which may have cut a
@@ -153,13 +153,26 @@ function confirms(records: readonly Timed[], rejectIds: readonly string[], ancho
   return records.some((r) => ids.has(r.id)) || rejectIds.some((id) => ids.has(id));
 }
 
-/** Whether a record below the floor has neighbours on both sides that agree with its place. */
-function belowFloor(records: readonly Timed[], floor: string): boolean {
-  for (let i = 1; i + 1 < records.length; i++) {
+/**
+ * Bookings in order below the floor a page must end with to show the walk passed it: fewer may be
+ * bookings the source misdated into the past, which a page that ends with them cannot tell apart.
+ */
+const FLOOR_RUN = 5;
+
+/**
+ * Whether the page ends the walk at its floor: it ends in a run of records below the floor, in
+ * order, `FLOOR_RUN` long (on a page of fewer, all but one). A booking misdated into the past sits
+ * among newer ones, so a record above the floor follows it; at a page's end a shorter run is read
+ * past, and the next page shows what follows it.
+ */
+function belowFloor(records: readonly Timed[], floor: string, limit: number): boolean {
+  let run = 0;
+  for (let i = records.length - 1; i >= 0; i--) {
     const t = (records[i] as Timed).at;
-    if (t < floor && (records[i - 1] as Timed).at >= t && t >= (records[i + 1] as Timed).at) return true;
+    if (t >= floor || (i + 1 < records.length && t < (records[i + 1] as Timed).at)) break;
+    run++;
   }
-  return false;
+  return run >= Math.max(2, Math.min(FLOOR_RUN, limit - 1));
 }
 
 /** The page's next time up from `end` (below `upTo`): where to fall back to. */
