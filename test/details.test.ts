@@ -4,6 +4,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { runReconcile } from "../src/sync/list/reconcile.js";
+import type { PartnerApi } from "../src/sync/ports.js";
 import { type Harness, harness, runCli } from "./support/harness.js";
 import { expectMirrorHoldsSourceInFull, listDeps, pageOf } from "./support/list-deps.js";
 
@@ -88,6 +89,66 @@ describe("sync --details", () => {
     expect(h.mirrorIds()).toEqual(h.sourceIds());
     // 18 pages down to the oldest (now 2.5 pages lower), then 3 from the top for the arrivals.
     expect(pages.length).toBeLessThanOrEqual(24);
+  });
+
+  it("looks up once, not every run, bookings deleted at the source before their details were read", async () => {
+    h = await harness({ bookings: 1500 });
+    await h.sync();
+    // Old bookings, near the list's end: a pass that sought them would walk 15 pages every run.
+    const deleted = [100, 200, 201, 300];
+    for (const i of deleted) h.sim.remove(i);
+    const first = await runCli(["sync", "--details-max-pages", "100"], h.env({ LOG_LEVEL: "warn" }));
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toMatch(
+      /details: 1496 of 1500 found, 1496 stored in \d+ pages, 4 not on the list \(deleted at the source\?\)/,
+    );
+    expect(first.stderr).toContain("details: bookings not found on list-bookings");
+    const missed = h.store.db
+      .prepare(
+        "SELECT count(*) AS n FROM bookings WHERE details_missed_at IS NOT NULL AND missing_since IS NULL",
+      )
+      .get() as { n: number };
+    expect(missed.n).toBe(4);
+    const pages = detailPages(h.sim);
+    for (let run = 0; run < 3; run++) {
+      const report = await h.sync({ details: true, detailsMaxPages: 100 });
+      expect(report.details?.end).toBe("idle");
+    }
+    expect(pages).toEqual([]);
+    const status = await runCli(["status"], h.env({ LOG_LEVEL: "warn" }));
+    expect(status.stdout).toContain(
+      "4 bookings without details (4 not found on the list: deleted at the source?)",
+    );
+  });
+
+  it("finds by its time a booking that slid past the walk, and marks none", async () => {
+    // Booking 100 is committed late, far down the list. Just before the details pass asks for page 3,
+    // one booking above the walk goes and the late one arrives below it: the total stays, and the
+    // first booking of page 3 slides onto page 2, already read.
+    let shift = false;
+    const wrapApi = (api: PartnerApi): PartnerApi => ({
+      ...api,
+      listBookings(query, signal) {
+        if (shift && query.page === 3 && query.pageSize === 100) {
+          shift = false;
+          h?.sim.remove(590);
+          h?.sim.release([100]);
+        }
+        return api.listBookings(query, signal);
+      },
+    });
+    h = await harness({ bookings: 600, hidden: [100], wrapApi });
+    await h.sync();
+    shift = true;
+    const report = await h.sync({ details: true, detailsMaxPages: 100 });
+    expect(shift).toBe(false);
+    // The walk missed one; read again by its time, it has its details and no mark.
+    expect(report.details).toMatchObject({ wanted: 599, found: 598, missed: 0 });
+    expect(withoutDetails(h)).toBe(0);
+    const marked = h.store.db.prepare(
+      "SELECT count(*) AS n FROM bookings WHERE details_missed_at IS NOT NULL",
+    );
+    expect(marked.get()).toEqual({ n: 0 });
   });
 
   it("reads one page for a few new bookings, and refreshes details when a summary changed", async () => {

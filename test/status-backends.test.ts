@@ -92,6 +92,9 @@ describeBackends("booking-sync status", (backend) => {
       withProblems: await one(
         "SELECT count(*) FROM bookings WHERE summary_problems IS NOT NULL OR detail_problems IS NOT NULL",
       ),
+      detailsNotFound: await one(
+        "SELECT count(*) FROM bookings WHERE details_missed_at IS NOT NULL AND detail_synced_at IS NULL",
+      ),
     });
     expect(typeof s.bookings.total).toBe("number");
     // Not trivially zero or all-equal: the check above would then prove little.

@@ -222,7 +222,7 @@ describe("renderStatusPage", () => {
     const status: Status = {
       at: AT.toISOString(),
       database: { path: evil, bytes: 0, walBytes: 0, backend: "sqlite" },
-      bookings: { total: 0, withDetails: 0, missing: 0, withProblems: 0 },
+      bookings: { total: 0, withDetails: 0, missing: 0, withProblems: 0, detailsNotFound: 0 },
       lastSuccess: null,
       failing: { since: evil, runs: 2, error: evil, sameError: 1 },
       streams: [

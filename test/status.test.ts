@@ -55,6 +55,9 @@ describe("booking-sync status", () => {
         withDetails: one("SELECT count(*) FROM bookings WHERE detail_synced_at IS NOT NULL"),
         missing: one("SELECT count(*) FROM bookings WHERE missing_since IS NOT NULL"),
         withProblems: one("SELECT count(*) FROM bookings_v WHERE problems IS NOT NULL"),
+        detailsNotFound: one(
+          "SELECT count(*) FROM bookings WHERE details_missed_at IS NOT NULL AND detail_synced_at IS NULL",
+        ),
       });
       // The figures are not trivially zero or all-equal: the check above would then prove little.
       expect(s.bookings.total).toBeGreaterThan(250);

@@ -253,6 +253,26 @@ describe("summaries and details together", () => {
   });
 });
 
+describe("markDetailsMissed", () => {
+  it("takes bookings a details pass did not find out of the queue until their summary changes", () => {
+    store.save(
+      feedBatch(
+        [1, 2, 3].map((i) => okSummary(summaryRaw(i))),
+        T1,
+      ),
+    );
+    details([fullRaw(1)], T2);
+    // Booking 1 has its details now: only the two still without them are marked.
+    expect(store.markDetailsMissed(["bk000001", "bk000002", "bk000003"], T2)).toBe(2);
+    expect([1, 2, 3].map((i) => row(`bk00000${i}`).details_missed_at)).toEqual([null, T2, T2]);
+    expect(store.bookingsNeedingDetails(10)).toEqual([]);
+    expect(row("bk000002").missing_since).toBeNull();
+    // Served again unchanged, it stays out; changed, it is sought again.
+    store.save(feedBatch([okSummary(summaryRaw(3)), okSummary(summaryRaw(2, { bookingState: 4 }))], T3));
+    expect(store.bookingsNeedingDetails(10).map((b) => b.id)).toEqual(["bk000002"]);
+  });
+});
+
 describe("markUnlisted", () => {
   it("marks bookings a finished pass did not list, and clears the mark when one is seen again", () => {
     store.save(

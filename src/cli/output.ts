@@ -29,7 +29,8 @@ export function syncSummary(r: SyncReport): string {
 function detailsPart(d: DetailsReport): string {
   if (d.end === "idle") return "details: none needed";
   const more = d.end === "limit" ? ", page limit reached (the next run continues)" : "";
-  return `details: ${d.found} of ${d.wanted} found, ${d.updated + d.inserted} stored in ${plural(d.pages, "page")}${more}`;
+  const missed = d.missed > 0 ? `, ${d.missed} not on the list (deleted at the source?)` : "";
+  return `details: ${d.found} of ${d.wanted} found, ${d.updated + d.inserted} stored in ${plural(d.pages, "page")}${missed}${more}`;
 }
 
 /** One line for a backfill: what changed, what it cost, what the re-reads did. */

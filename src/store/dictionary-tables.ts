@@ -125,6 +125,9 @@ const bookings = described(schema.bookings, {
       meaning: "As `summary_problems`, for the list's full record; NULL when nothing was.",
       source: "Worker, from the full-view record",
     },
+    detailsMissedAt: worker(
+      `When a details pass last read list-bookings past the booking, and then the bookings of its createdAt, without finding it (deleted at the source, most likely), ${UTC}. Its details are not looked for again until its summary changes; \`reconcile\` decides whether it is missing.`,
+    ),
   },
 });
 

@@ -22,7 +22,7 @@ export function readSql(d: Dialect) {
   // The condition repeats the partial index's verbatim (tables.ts), so the database uses that index.
   const needing = d.marks(`SELECT id, created_at AS "createdAt" FROM bookings
     WHERE (detail_synced_at IS NULL OR summary_synced_at > detail_synced_at) AND missing_since IS NULL
-      AND created_at IS NOT NULL
+      AND created_at IS NOT NULL AND (details_missed_at IS NULL OR summary_synced_at > details_missed_at)
     ORDER BY created_at DESC LIMIT ?`);
   // Without a time, every booking counts, those kept without a valid `createdAt` too.
   const accounted = d.marks(

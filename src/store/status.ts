@@ -26,6 +26,8 @@ export interface Status {
     missing: number;
     /** Rows stored with a note of what was wrong with them (`summary_problems` or `detail_problems`). */
     withProblems: number;
+    /** Rows without details that a details pass did not find on the list (`details_missed_at` set). */
+    detailsNotFound: number;
   };
   /** The last successful `sync` run: the mirror is as fresh as its end. */
   lastSuccess: { runId: number; finishedAt: string; ageSeconds: number } | null;
@@ -101,7 +103,13 @@ export interface DriftStatus {
 
 export { type FailingStatus, failingText } from "./failing.js";
 
-const NO_BOOKINGS: Status["bookings"] = { total: 0, withDetails: 0, missing: 0, withProblems: 0 };
+const NO_BOOKINGS: Status["bookings"] = {
+  total: 0,
+  withDetails: 0,
+  missing: 0,
+  withProblems: 0,
+  detailsNotFound: 0,
+};
 
 /** How many runs `runs` lists. */
 export const STATUS_RUNS = 5;
@@ -126,7 +134,8 @@ export function hasMirrorTables(db: Database.Database): boolean {
 export async function readStatus(db: MirrorReader, now: Date): Promise<Status> {
   const [bookings] = await db.all<Status["bookings"]>(`
     SELECT count(*) AS total, count(detail_synced_at) AS "withDetails", count(missing_since) AS missing,
-      count(CASE WHEN summary_problems IS NOT NULL OR detail_problems IS NOT NULL THEN 1 END) AS "withProblems"
+      count(CASE WHEN summary_problems IS NOT NULL OR detail_problems IS NOT NULL THEN 1 END) AS "withProblems",
+      count(CASE WHEN details_missed_at IS NOT NULL AND detail_synced_at IS NULL THEN 1 END) AS "detailsNotFound"
     FROM bookings`);
   const [rejects] = await db.all<{ n: number }>("SELECT count(*) AS n FROM rejected_records");
   return {
@@ -199,7 +208,9 @@ async function streams(db: MirrorReader, now: Date, bookings: Status["bookings"]
 function streamNote(stream: string, bookings: Status["bookings"]): string | null {
   if (stream === DETAILS_STREAM) {
     const lacking = bookings.total - bookings.withDetails;
-    return lacking === 0 ? "every booking has details" : `${lacking} bookings without details`;
+    if (lacking === 0) return "every booking has details";
+    const unfound = bookings.detailsNotFound;
+    return `${lacking} bookings without details${unfound ? ` (${unfound} not found on the list: deleted at the source?)` : ""}`;
   }
   return /^feed(:|$)/.test(stream) ? "none yet" : null;
 }

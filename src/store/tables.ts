@@ -115,6 +115,7 @@ function describeTables<
         missingSince: d.text("missing_since"),
         summaryProblems: d.text("summary_problems"),
         detailProblems: d.text("detail_problems"),
+        detailsMissedAt: d.text("details_missed_at"),
       },
       (t) => [
         d.index("bookings_created_at_idx").on(t.createdAt),

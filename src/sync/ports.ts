@@ -209,6 +209,11 @@ export interface SyncStore {
   countAccounted(since?: string | null): Awaitable<number>;
   /** Which of `ids` the mirror has no row for (or only one marked missing). */
   absentIds(ids: readonly string[]): Awaitable<string[]>;
+  /**
+   * Sets `details_missed_at` on those of `ids` still without current details: a details pass looked
+   * for them and did not find them. Returns how many.
+   */
+  markDetailsMissed(ids: readonly string[], at: string): Awaitable<number>;
   /** Sets `missing_since` on bookings in scope the run did not list; returns how many were newly marked. */
   markUnlisted(scope: UnlistedScope): Awaitable<number>;
   /** The distinct createdAt of the bookings `markUnlisted` would mark, newest first, at most `limit`. */

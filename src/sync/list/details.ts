@@ -9,6 +9,7 @@ import type { BookingType, ListPage, RunCounters, SyncDeps } from "../ports.js";
 import { saveProgress } from "../records.js";
 import { type ListPosition, pageFor } from "./list-position.js";
 import { oldestOf, saveListPage, type WalkEnd, walkList } from "./list-walk.js";
+import { readTieRun } from "./ties.js";
 
 /** The `sync_state` stream holding an unfinished details walk. */
 export const DETAILS_STREAM = "details";
@@ -40,6 +41,11 @@ export interface DetailsReport extends RunCounters {
   wanted: number;
   /** How many of them the pass read. */
   found: number;
+  /**
+   * How many it did not find on the list, nor then among the bookings of their time: deleted at
+   * the source, most likely. Their details are not sought again until their summary changes.
+   */
+  missed: number;
   /** How the walk ended; "idle" when nothing needed details. */
   end: WalkEnd | "idle";
   /** Whether the pass continued a walk an earlier run left unfinished. */
@@ -47,7 +53,7 @@ export interface DetailsReport extends RunCounters {
 }
 
 export function emptyDetailsReport(): DetailsReport {
-  return { ...zeroCounters(), wanted: 0, found: 0, end: "idle", resumed: false };
+  return { ...zeroCounters(), wanted: 0, found: 0, missed: 0, end: "idle", resumed: false };
 }
 
 /** Runs one details pass, filling `report` (`emptyDetailsReport()`). Throws when a page cannot be read; what was stored stays. */
@@ -96,8 +102,13 @@ export async function fillDetails(
     report,
   );
   report.end = end;
-  const { pages, wanted, found, updated } = report;
-  const fields = { pages, wanted, found, updated, end };
+  // A resumed walk began below what earlier runs read: a booking newer than that may have come since.
+  const read = needing.filter(
+    (n) => remaining.has(n.id) && !(resume && saved.upTo !== null && n.createdAt > saved.upTo),
+  );
+  if (end !== "limit" && read.length > 0) await lookAgain(deps, read, options, report);
+  const { pages, wanted, found, missed, updated } = report;
+  const fields = { pages, wanted, found, missed, updated, end };
   if (end === "limit") logger.info(fields, "details: page limit reached; the next run continues from here");
   else logger.debug(fields, "details: walk finished");
 }
@@ -106,4 +117,37 @@ export async function fillDetails(
 function scan(page: ListPage, remaining: Set<string>, report: DetailsReport): string | null {
   for (const r of page.records) if (r.id !== null && remaining.delete(r.id)) report.found++;
   return oldestOf(page);
+}
+
+/** Distinct times of bookings not found that one pass looks up again at most; the next pass takes the rest. */
+const LOOK_AGAIN_TIMES = 20;
+
+/**
+ * The wanted bookings a finished walk passed without finding (newest first): each time's bookings are read again
+ * by position (ties.ts), since a page that shifted under the walk hides one, and those still not
+ * found are marked, so the next pass does not walk down the list to them again.
+ */
+async function lookAgain(
+  deps: SyncDeps,
+  unfound: ReadonlyArray<{ id: string; createdAt: string }>,
+  options: DetailsOptions,
+  report: DetailsReport,
+): Promise<void> {
+  const byTime = new Map<string, string[]>();
+  for (const { id, createdAt } of unfound) {
+    if (!byTime.has(createdAt) && byTime.size === LOOK_AGAIN_TIMES) break;
+    byTime.set(createdAt, [...(byTime.get(createdAt) ?? []), id]);
+  }
+  const tie = { pageSize: options.pageSize ?? 100, bookingType: options.bookingType };
+  for (const [at, ids] of byTime) {
+    const read = await readTieRun(deps, { from: at, to: at }, tie, report);
+    // Only a whole read of the time shows they are not there; those it found now have details.
+    if (read.complete)
+      report.missed += await deps.store.markDetailsMissed(ids, deps.clock.now().toISOString());
+  }
+  if (report.missed > 0)
+    deps.logger.warn(
+      { missed: report.missed },
+      "details: bookings not found on list-bookings, nor among the bookings of their time (deleted at the source?); their details are not sought again until the feed shows them changed, and `reconcile` judges them",
+    );
 }

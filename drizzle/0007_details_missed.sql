@@ -1,0 +1,1 @@
+ALTER TABLE `bookings` ADD `details_missed_at` text;

@@ -1,0 +1,1 @@
+ALTER TABLE "bookings" ADD COLUMN "details_missed_at" text COLLATE "C";
