@@ -22,6 +22,8 @@ export interface Quirks {
    * set the test may add to as it goes.
    */
   misdated?: ReadonlySet<number>;
+  /** Only list-bookings misdates them (the feed serves their true time); default false. */
+  misdatedInListOnly?: boolean;
 }
 
 /** A booking as served: without its `_id` when the `withoutIdEvery` quirk picks it, misdated when `misdated` does. */
@@ -29,8 +31,10 @@ export function served(
   quirks: Quirks,
   b: HostileBooking,
   record: Record<string, unknown>,
+  endpoint: "feed" | "list",
 ): Record<string, unknown> {
-  if (quirks.misdated?.has(b.index)) record.createdAt = "1970-01-01T00:00:00.000Z";
+  const misdates = endpoint === "list" || !quirks.misdatedInListOnly;
+  if (misdates && quirks.misdated?.has(b.index)) record.createdAt = "1970-01-01T00:00:00.000Z";
   const n = quirks.withoutIdEvery;
   if (n === undefined || b.index % n !== 0) return record;
   const { _id: _, ...rest } = record;

@@ -235,7 +235,12 @@ class Hostile {
     if (fire.has("shuffle")) page = shuffled(page, this.data.seed);
     const zone = !fire.has("noZone");
     const records = page.map((b) =>
-      served(this.#quirks, b, reported(b.summary, formatTime(b.trueUs, this.#precision, zone), b.trueUs)),
+      served(
+        this.#quirks,
+        b,
+        reported(b.summary, formatTime(b.trueUs, this.#precision, zone), b.trueUs),
+        "feed",
+      ),
     );
     this.#misreport(records, page, fire);
     const last = page.at(-1);
@@ -305,7 +310,7 @@ class Hostile {
     if (fire.has("shortPage")) rows = rows.slice(0, fire.get("shortPage")?.count ?? 60);
     const echo = fire.has("wrongPageEcho") ? Number(fire.get("wrongPageEcho")?.value ?? 1) : asked;
     const records = rows.map((b) =>
-      served(this.#quirks, b, reported(b.full, formatTime(b.trueUs, this.#precision), b.trueUs)),
+      served(this.#quirks, b, reported(b.full, formatTime(b.trueUs, this.#precision), b.trueUs), "list"),
     );
     const pagination = {
       total: all.length,

@@ -8,7 +8,7 @@ import { zeroCounters } from "../counters.js";
 import type { BookingType, ListPage, RunCounters, SyncDeps } from "../ports.js";
 import { saveProgress } from "../records.js";
 import { type ListPosition, pageFor } from "./list-position.js";
-import { oldestOf, saveListPage, type WalkEnd, walkList } from "./list-walk.js";
+import { endOf, saveListPage, type WalkEnd, walkList } from "./list-walk.js";
 import { readTieRun } from "./ties.js";
 
 /** The `sync_state` stream holding an unfinished details walk. */
@@ -85,9 +85,9 @@ export async function fillDetails(
       from: resume ? { covered: saved.covered, total: saved.total } : undefined,
       maxPages: options.maxPages ?? 50,
       judge(page, step) {
-        const pageOldest = scan(page, remaining, report);
-        if (step.contiguous && pageOldest !== null && (upTo === null || pageOldest < upTo)) upTo = pageOldest;
-        const passedOldest = step.contiguous && oldest !== null && pageOldest !== null && pageOldest < oldest;
+        const pageEnd = scan(page, remaining, report);
+        if (step.contiguous && pageEnd !== null && (upTo === null || pageEnd < upTo)) upTo = pageEnd;
+        const passedOldest = step.contiguous && oldest !== null && pageEnd !== null && pageEnd < oldest;
         return remaining.size === 0 || passedOldest;
       },
       async onPage(page, step) {
@@ -113,10 +113,10 @@ export async function fillDetails(
   else logger.debug(fields, "details: walk finished");
 }
 
-/** Ticks off the wanted bookings a page holds; returns the page's oldest createdAt. */
+/** Ticks off the wanted bookings a page holds; returns where the page ends (list-walk.ts `endOf`). */
 function scan(page: ListPage, remaining: Set<string>, report: DetailsReport): string | null {
   for (const r of page.records) if (r.id !== null && remaining.delete(r.id)) report.found++;
-  return oldestOf(page);
+  return endOf(page);
 }
 
 /** Distinct times of bookings not found that one pass looks up again at most; the next pass takes the rest. */

@@ -7,7 +7,7 @@
 import { zeroCounters } from "../counters.js";
 import type { BookingType, ListPage, RunCounters, SyncDeps, UnlistedScope } from "../ports.js";
 import { endRun, logEnd, type RunEnd, startRun } from "../run.js";
-import { oldestOf, saveListPage, walkList } from "./list-walk.js";
+import { endOf, oldestOf, saveListPage, walkList } from "./list-walk.js";
 import {
   DEFAULT_MAX_MISSING_PERCENT,
   recordWithheld,
@@ -144,8 +144,8 @@ async function lookAgain(
   }
 }
 
-/** Whether the page's last two records are older than `since`: one record off its place cannot end it. */
+/** Whether the page ends below `since`, as its last two records say: one off its place cannot end it. */
 function endsBelow(page: ListPage, since: string): boolean {
-  const tail = page.records.slice(-2).map((r) => r.createdAt);
-  return tail.length > 0 && tail.every((t) => t !== null && t < since);
+  const end = endOf(page);
+  return end !== null && end < since;
 }
