@@ -18,6 +18,17 @@ const withoutDetails = (x: Harness) =>
   (x.store.db.prepare("SELECT count(*) AS n FROM bookings WHERE detail_json IS NULL").get() as { n: number })
     .n;
 
+/** As if the mirror had first seen every booking at `at`: only one seen an hour ago may be marked. */
+const stored = (x: Harness, at: string) =>
+  x.store.db.prepare("UPDATE bookings SET first_seen_at = ?").run(at);
+
+const marked = (x: Harness) =>
+  (
+    x.store.db.prepare("SELECT count(*) AS n FROM bookings WHERE details_missed_at IS NOT NULL").get() as {
+      n: number;
+    }
+  ).n;
+
 /** Pages of list-bookings the details pass asked for (the drift check's pageSize=1 request left out). */
 function detailPages(sim: Harness["sim"]): number[] {
   const pages: number[] = [];
@@ -97,6 +108,7 @@ describe("sync --details", () => {
     // Old bookings, near the list's end: a pass that sought them would walk 15 pages every run.
     const deleted = [100, 200, 201, 300];
     for (const i of deleted) h.sim.remove(i);
+    stored(h, "2026-01-01T00:00:00.000Z");
     const first = await runCli(["sync", "--details-max-pages", "100"], h.env({ LOG_LEVEL: "warn" }));
     expect(first.code, first.stderr).toBe(0);
     expect(first.stdout).toMatch(
@@ -119,6 +131,44 @@ describe("sync --details", () => {
     expect(status.stdout).toContain(
       "4 bookings without details (4 not found on the list: deleted at the source?)",
     );
+  });
+
+  it("marks a booking only once first seen an hour ago, and never on an empty answer or a failed look-up", async () => {
+    let answer: "empty" | "hide newest" | "fail probes" | "right" = "right";
+    const wrapApi = (api: PartnerApi): PartnerApi => ({
+      ...api,
+      async listBookings(query, signal) {
+        if (answer === "fail probes" && query.pageSize === 1)
+          throw new Error("list-bookings: positions cannot be probed");
+        const page = await api.listBookings(query, signal);
+        if (answer === "empty" && query.pageSize > 1) return { ...page, records: [], total: 0 };
+        if (answer === "hide newest" && query.page === 1) return { ...page, records: page.records.slice(1) };
+        return page;
+      },
+    });
+    h = await harness({ bookings: 300, wrapApi });
+    await h.sync({ details: true });
+    h.sim.insert(5);
+    await h.sync();
+    const pass = async (as: typeof answer) => {
+      answer = as;
+      const report = await h?.sync({ details: true });
+      expect(report?.status, as).toBe("success");
+      return report?.details;
+    };
+    // The list a moment behind the feed: the newest booking was first seen just now.
+    expect(await pass("hide newest")).toMatchObject({ wanted: 5, found: 4, missed: 0 });
+    // Then the source deletes it, and it is an hour old.
+    h.sim.remove(304);
+    stored(h, "2026-01-01T00:00:00.000Z");
+    expect(await pass("empty")).toMatchObject({ wanted: 1, found: 0, missed: 0 });
+    expect(await pass("fail probes")).toMatchObject({ wanted: 1, found: 0, missed: 0 });
+    expect(h.logger.lines.some((l) => l.msg?.includes("could not be looked up again"))).toBe(true);
+    expect(marked(h)).toBe(0);
+    // Only a look-up that shows the bookings beside its time marks it.
+    expect(await pass("right")).toMatchObject({ wanted: 1, found: 0, missed: 1 });
+    expect(await pass("right")).toMatchObject({ end: "idle" });
+    expect([withoutDetails(h), marked(h)]).toEqual([1, 1]);
   });
 
   it("finds by its time a booking that slid past the walk, and marks none", async () => {

@@ -254,22 +254,31 @@ describe("summaries and details together", () => {
 });
 
 describe("markDetailsMissed", () => {
-  it("takes bookings a details pass did not find out of the queue until their summary changes", () => {
+  it("takes bookings a details pass did not find out of the queue until their summary changes, or a day", () => {
     store.save(
       feedBatch(
         [1, 2, 3].map((i) => okSummary(summaryRaw(i))),
         T1,
       ),
     );
+    store.save(feedBatch([okSummary(summaryRaw(4))], T2)); // first seen too recently to be marked
     details([fullRaw(1)], T2);
-    // Booking 1 has its details now: only the two still without them are marked.
-    expect(store.markDetailsMissed(["bk000001", "bk000002", "bk000003"], T2)).toBe(2);
-    expect([1, 2, 3].map((i) => row(`bk00000${i}`).details_missed_at)).toEqual([null, T2, T2]);
-    expect(store.bookingsNeedingDetails(10)).toEqual([]);
+    // Booking 1 has its details now: only the two still without them, seen before T2, are marked.
+    const ids = [1, 2, 3, 4].map((i) => `bk00000${i}`);
+    expect(store.markDetailsMissed({ ids, at: T2, firstSeenBefore: T2 })).toBe(2);
+    expect([1, 2, 3, 4].map((i) => row(`bk00000${i}`).details_missed_at)).toEqual([null, T2, T2, null]);
+    expect(store.bookingsNeedingDetails(10).map((b) => b.id)).toEqual(["bk000004"]);
     expect(row("bk000002").missing_since).toBeNull();
     // Served again unchanged, it stays out; changed, it is sought again.
     store.save(feedBatch([okSummary(summaryRaw(3)), okSummary(summaryRaw(2, { bookingState: 4 }))], T3));
-    expect(store.bookingsNeedingDetails(10).map((b) => b.id)).toEqual(["bk000002"]);
+    expect(store.bookingsNeedingDetails(10).map((b) => b.id)).toEqual(["bk000004", "bk000002"]);
+    // A mark made before `missedBefore` has lapsed.
+    expect(store.bookingsNeedingDetails(10, T2).map((b) => b.id)).toEqual(["bk000004", "bk000002"]);
+    expect(store.bookingsNeedingDetails(10, T3).map((b) => b.id)).toEqual([
+      "bk000004",
+      "bk000003",
+      "bk000002",
+    ]);
   });
 });
 

@@ -168,6 +168,15 @@ export interface RunFinish extends RunCounters {
   repaired?: number | undefined;
 }
 
+/** Bookings a details pass looked for and did not find (`markDetailsMissed`). */
+export interface DetailsMissed {
+  ids: readonly string[];
+  /** When (ISO): `details_missed_at`. */
+  at: string;
+  /** Only bookings the mirror first saw before this (ISO): a list may show a new one later than the feed. */
+  firstSeenBefore: string;
+}
+
 /** Which bookings `markUnlisted` judges after a complete reconcile pass. */
 export interface UnlistedScope {
   /** The reconcile run that passed `listedBy: runId` with every page. */
@@ -203,17 +212,24 @@ export interface SyncStore {
   readStream(stream: string): Awaitable<StreamState>;
   /** A stream's checkpoint and stored progress, both null when never written. */
   readProgress<T>(stream: string): Awaitable<{ checkpoint: string | null; progress: T | null }>;
-  /** Bookings without details or with details older than their summary, newest first, at most `limit`. */
-  bookingsNeedingDetails(limit: number): Awaitable<Array<{ id: string; createdAt: string }>>;
+  /**
+   * Bookings without details or with details older than their summary, newest first, at most
+   * `limit`; not those a details pass marked as not found (`markDetailsMissed`) after their summary
+   * last changed, unless marked before `missedBefore` (default: marks hold).
+   */
+  bookingsNeedingDetails(
+    limit: number,
+    missedBefore?: string,
+  ): Awaitable<Array<{ id: string; createdAt: string }>>;
   /** Bookings the mirror accounts for (rows not marked missing), created since a time. */
   countAccounted(since?: string | null): Awaitable<number>;
   /** Which of `ids` the mirror has no row for (or only one marked missing). */
   absentIds(ids: readonly string[]): Awaitable<string[]>;
   /**
-   * Sets `details_missed_at` on those of `ids` still without current details: a details pass looked
-   * for them and did not find them. Returns how many.
+   * Sets `details_missed_at` on those of `ids` still without current details and first seen before
+   * `firstSeenBefore`: a details pass looked for them and did not find them. Returns how many.
    */
-  markDetailsMissed(ids: readonly string[], at: string): Awaitable<number>;
+  markDetailsMissed(missed: DetailsMissed): Awaitable<number>;
   /** Sets `missing_since` on bookings in scope the run did not list; returns how many were newly marked. */
   markUnlisted(scope: UnlistedScope): Awaitable<number>;
   /** The distinct createdAt of the bookings `markUnlisted` would mark, newest first, at most `limit`. */

@@ -25,7 +25,7 @@ export interface WalkOptions {
   /** Stream name in `sync_state`, e.g. `feed` or `feed:IN`. */
   stream: string;
   bookingType?: BookingType | undefined;
-  /** Bookings per request, 3–100: the floor is seen passed by a run of two or more records below it that ends a page. */
+  /** Bookings per request, 3–100: the floor is seen passed by a page that ends in a run below it, five long (all but one of a smaller page). */
   pageSize: number;
   /** list-bookings pages one tie run the feed cannot page through may take; default TIE_MAX_PAGES. */
   tieMaxPages?: number | undefined;

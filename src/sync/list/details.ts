@@ -4,6 +4,7 @@
  * so a large gap is spread over runs of at most `maxPages` pages.
  */
 
+import { coerceError, isAbortError } from "../../errors.js";
 import { zeroCounters } from "../counters.js";
 import type { BookingType, ListPage, RunCounters, SyncDeps } from "../ports.js";
 import { saveProgress } from "../records.js";
@@ -65,7 +66,8 @@ export async function fillDetails(
   const { store, clock, logger } = deps;
   const pageSize = options.pageSize ?? 100;
   const saved = (await store.readProgress<DetailsProgress>(DETAILS_STREAM)).progress;
-  const needing = await store.bookingsNeedingDetails(TARGET_CAP);
+  const now = clock.now().getTime();
+  const needing = await store.bookingsNeedingDetails(TARGET_CAP, iso(now - SEEK_AGAIN_MS));
   report.wanted = needing.length;
   if (needing.length === 0) {
     if (saved) await saveProgress(store, { stream: DETAILS_STREAM, value: null }, clock.now().toISOString());
@@ -106,7 +108,7 @@ export async function fillDetails(
   const read = needing.filter(
     (n) => remaining.has(n.id) && !(resume && saved.upTo !== null && n.createdAt > saved.upTo),
   );
-  if (end !== "limit" && read.length > 0) await lookAgain(deps, read, options, report);
+  if (end !== "limit" && read.length > 0) await lookAgain(deps, read, { ...options, pageSize }, report);
   const { pages, wanted, found, missed, updated } = report;
   const fields = { pages, wanted, found, missed, updated, end };
   if (end === "limit") logger.info(fields, "details: page limit reached; the next run continues from here");
@@ -122,15 +124,24 @@ function scan(page: ListPage, remaining: Set<string>, report: DetailsReport): st
 /** Distinct times of bookings not found that one pass looks up again at most; the next pass takes the rest. */
 const LOOK_AGAIN_TIMES = 20;
 
+/** A booking the mirror first saw this recently is not marked: a list may show it later than the feed. */
+const MARK_AFTER_MS = 60 * 60 * 1000;
+
+/** A mark lapses after this long, so a booking the list left out for a while is sought again. */
+export const SEEK_AGAIN_MS = 24 * 60 * 60 * 1000;
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
 /**
- * The wanted bookings a finished walk passed without finding (newest first): each time's bookings are read again
- * by position (ties.ts), since a page that shifted under the walk hides one, and those still not
- * found are marked, so the next pass does not walk down the list to them again.
+ * The wanted bookings a finished walk passed without finding (newest first): each time's bookings
+ * are read again by position (ties.ts), since a page that shifted under the walk hides one, and
+ * those still not found are marked, so the next passes do not walk down the list to them again.
+ * Best effort, within the pass's page bound: what it cannot settle is looked for again next time.
  */
 async function lookAgain(
   deps: SyncDeps,
   unfound: ReadonlyArray<{ id: string; createdAt: string }>,
-  options: DetailsOptions,
+  options: DetailsOptions & { pageSize: number },
   report: DetailsReport,
 ): Promise<void> {
   const byTime = new Map<string, string[]>();
@@ -138,16 +149,29 @@ async function lookAgain(
     if (!byTime.has(createdAt) && byTime.size === LOOK_AGAIN_TIMES) break;
     byTime.set(createdAt, [...(byTime.get(createdAt) ?? []), id]);
   }
-  const tie = { pageSize: options.pageSize ?? 100, bookingType: options.bookingType };
-  for (const [at, ids] of byTime) {
-    const read = await readTieRun(deps, { from: at, to: at }, tie, report);
-    // Only a whole read of the time shows they are not there; those it found now have details.
-    if (read.complete)
-      report.missed += await deps.store.markDetailsMissed(ids, deps.clock.now().toISOString());
+  const maxPages = options.maxPages ?? 50;
+  const tie = { pageSize: options.pageSize, bookingType: options.bookingType };
+  try {
+    for (const [at, ids] of byTime) {
+      if (report.pages >= maxPages) break;
+      const read = await readTieRun(deps, { from: at, to: at }, tie, report);
+      // Only a whole read of the time, with bookings beside it (an empty list shows nothing), shows
+      // they are not there; those it found now have their details.
+      if (!read.complete || (!read.below && !read.start)) continue;
+      const now = deps.clock.now().getTime();
+      const missed = { ids, at: iso(now), firstSeenBefore: iso(now - MARK_AFTER_MS) };
+      report.missed += await deps.store.markDetailsMissed(missed);
+    }
+  } catch (err) {
+    if (isAbortError(err) && deps.signal.aborted) throw err;
+    deps.logger.warn(
+      { err: coerceError(err) },
+      "details: bookings not found could not be looked up again; the next pass tries again",
+    );
   }
   if (report.missed > 0)
     deps.logger.warn(
       { missed: report.missed },
-      "details: bookings not found on list-bookings, nor among the bookings of their time (deleted at the source?); their details are not sought again until the feed shows them changed, and `reconcile` judges them",
+      "details: bookings not found on list-bookings, nor among the bookings of their time (deleted at the source?); their details are sought again in a day, or when the feed shows them changed",
     );
 }

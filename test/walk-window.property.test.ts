@@ -1,0 +1,72 @@
+/**
+ * The window's floor rule by properties: bookings misdated into the past never end a walk while a
+ * booking after them on the page is in its place, and a page that ends in a run below the floor does.
+ */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { readSourceTime } from "../src/api/times.js";
+import { nextStep, type PageFacts } from "../src/sync/feed/window.js";
+
+/** Instant of second `s` on a fixed day. */
+const T = (s: number) =>
+  (readSourceTime(`2026-01-01T00:00:${String(s).padStart(2, "0")}.000000Z`) as { instant: string }).instant;
+const page = (...secs: number[]) => secs.map((s, i) => ({ id: `b${i}-${s}`, at: T(s) }));
+const base: PageFacts = {
+  upTo: null,
+  anchor: null,
+  fallback: null,
+  limit: 3,
+  records: [],
+  count: 0,
+  hasMore: false,
+  floor: null,
+};
+
+describe("nextStep at the floor, by properties", () => {
+  // Seconds 20-59 lie above the floor at 20, 1-9 below it; a page is newest first.
+  const floor = T(20);
+  const above = fc.array(fc.integer({ min: 20, max: 59 }), { minLength: 1, maxLength: 60 });
+  const desc = (secs: number[]) => [...secs].sort((a, b) => b - a);
+
+  it("never ends the walk on fewer than five misdated records with a newer one after them", () => {
+    fc.assert(
+      fc.property(
+        above,
+        fc.integer({ min: 1, max: 4 }),
+        fc.nat(),
+        fc.integer({ min: 1, max: 9 }),
+        (secs, k, at, s) => {
+          const ordered = desc(secs);
+          // k records misdated to second s, anywhere before the page's last record.
+          const cut = at % ordered.length;
+          const records = page(...ordered.slice(0, cut), ...Array(k).fill(s), ...ordered.slice(cut));
+          const step = nextStep({
+            ...base,
+            floor,
+            limit: records.length,
+            records,
+            count: records.length,
+            hasMore: true,
+          });
+          expect(step).not.toEqual({ kind: "done", reason: "floor" });
+        },
+      ),
+    );
+  });
+
+  it("ends it on a page that ends in a run below the floor, in order, five long or all but one of the page", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 20, max: 59 })),
+        fc.array(fc.integer({ min: 1, max: 9 }), { minLength: 2, maxLength: 20 }),
+        (top, bottom) => {
+          const records = page(...desc(top), ...desc(bottom));
+          const limit = records.length;
+          const step = nextStep({ ...base, floor, limit, records, count: limit, hasMore: true });
+          const enough = bottom.length >= Math.min(5, limit - 1);
+          expect(step.kind === "done" && step.reason === "floor").toBe(enough);
+        },
+      ),
+    );
+  });
+});
