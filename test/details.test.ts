@@ -4,7 +4,6 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { runReconcile } from "../src/sync/list/reconcile.js";
-import type { PartnerApi } from "../src/sync/ports.js";
 import { type Harness, harness, runCli } from "./support/harness.js";
 import { expectMirrorHoldsSourceInFull, listDeps, pageOf } from "./support/list-deps.js";
 
@@ -17,17 +16,6 @@ afterEach(async () => {
 const withoutDetails = (x: Harness) =>
   (x.store.db.prepare("SELECT count(*) AS n FROM bookings WHERE detail_json IS NULL").get() as { n: number })
     .n;
-
-/** As if the mirror had first seen every booking at `at`: only one seen an hour ago may be marked. */
-const stored = (x: Harness, at: string) =>
-  x.store.db.prepare("UPDATE bookings SET first_seen_at = ?").run(at);
-
-const marked = (x: Harness) =>
-  (
-    x.store.db.prepare("SELECT count(*) AS n FROM bookings WHERE details_missed_at IS NOT NULL").get() as {
-      n: number;
-    }
-  ).n;
 
 /** Pages of list-bookings the details pass asked for (the drift check's pageSize=1 request left out). */
 function detailPages(sim: Harness["sim"]): number[] {
@@ -100,105 +88,6 @@ describe("sync --details", () => {
     expect(h.mirrorIds()).toEqual(h.sourceIds());
     // 18 pages down to the oldest (now 2.5 pages lower), then 3 from the top for the arrivals.
     expect(pages.length).toBeLessThanOrEqual(24);
-  });
-
-  it("looks up once, not every run, bookings deleted at the source before their details were read", async () => {
-    h = await harness({ bookings: 1500 });
-    await h.sync();
-    // Old bookings, near the list's end: a pass that sought them would walk 15 pages every run.
-    const deleted = [100, 200, 201, 300];
-    for (const i of deleted) h.sim.remove(i);
-    stored(h, "2026-01-01T00:00:00.000Z");
-    const first = await runCli(["sync", "--details-max-pages", "100"], h.env({ LOG_LEVEL: "warn" }));
-    expect(first.code, first.stderr).toBe(0);
-    expect(first.stdout).toMatch(
-      /details: 1496 of 1500 found, 1496 stored in \d+ pages, 4 not on the list \(deleted at the source\?\)/,
-    );
-    expect(first.stderr).toContain("details: bookings not found on list-bookings");
-    const missed = h.store.db
-      .prepare(
-        "SELECT count(*) AS n FROM bookings WHERE details_missed_at IS NOT NULL AND missing_since IS NULL",
-      )
-      .get() as { n: number };
-    expect(missed.n).toBe(4);
-    const pages = detailPages(h.sim);
-    for (let run = 0; run < 3; run++) {
-      const report = await h.sync({ details: true, detailsMaxPages: 100 });
-      expect(report.details?.end).toBe("idle");
-    }
-    expect(pages).toEqual([]);
-    const status = await runCli(["status"], h.env({ LOG_LEVEL: "warn" }));
-    expect(status.stdout).toContain(
-      "4 bookings without details (4 not found on the list: deleted at the source?)",
-    );
-  });
-
-  it("marks a booking only once first seen an hour ago, and never on an empty answer or a failed look-up", async () => {
-    let answer: "empty" | "hide newest" | "fail probes" | "right" = "right";
-    const wrapApi = (api: PartnerApi): PartnerApi => ({
-      ...api,
-      async listBookings(query, signal) {
-        if (answer === "fail probes" && query.pageSize === 1)
-          throw new Error("list-bookings: positions cannot be probed");
-        const page = await api.listBookings(query, signal);
-        if (answer === "empty" && query.pageSize > 1) return { ...page, records: [], total: 0 };
-        if (answer === "hide newest" && query.page === 1) return { ...page, records: page.records.slice(1) };
-        return page;
-      },
-    });
-    h = await harness({ bookings: 300, wrapApi });
-    await h.sync({ details: true });
-    h.sim.insert(5);
-    await h.sync();
-    const pass = async (as: typeof answer) => {
-      answer = as;
-      const report = await h?.sync({ details: true });
-      expect(report?.status, as).toBe("success");
-      return report?.details;
-    };
-    // The list a moment behind the feed: the newest booking was first seen just now.
-    expect(await pass("hide newest")).toMatchObject({ wanted: 5, found: 4, missed: 0 });
-    // Then the source deletes it, and it is an hour old.
-    h.sim.remove(304);
-    stored(h, "2026-01-01T00:00:00.000Z");
-    expect(await pass("empty")).toMatchObject({ wanted: 1, found: 0, missed: 0 });
-    expect(await pass("fail probes")).toMatchObject({ wanted: 1, found: 0, missed: 0 });
-    expect(h.logger.lines.some((l) => l.msg?.includes("could not be looked up again"))).toBe(true);
-    expect(marked(h)).toBe(0);
-    // Only a look-up that shows the bookings beside its time marks it.
-    expect(await pass("right")).toMatchObject({ wanted: 1, found: 0, missed: 1 });
-    expect(await pass("right")).toMatchObject({ end: "idle" });
-    expect([withoutDetails(h), marked(h)]).toEqual([1, 1]);
-  });
-
-  it("finds by its time a booking that slid past the walk, and marks none", async () => {
-    // Booking 100 is committed late, far down the list. Just before the details pass asks for page 3,
-    // one booking above the walk goes and the late one arrives below it: the total stays, and the
-    // first booking of page 3 slides onto page 2, already read.
-    let shift = false;
-    const wrapApi = (api: PartnerApi): PartnerApi => ({
-      ...api,
-      listBookings(query, signal) {
-        if (shift && query.page === 3 && query.pageSize === 100) {
-          shift = false;
-          h?.sim.remove(590);
-          h?.sim.release([100]);
-        }
-        return api.listBookings(query, signal);
-      },
-    });
-    h = await harness({ bookings: 600, hidden: [100], wrapApi });
-    await h.sync();
-    shift = true;
-    const report = await h.sync({ details: true, detailsMaxPages: 100 });
-    expect(shift).toBe(false);
-    // The walk missed one; read again by its time, it has its details and no mark.
-    expect(report.details).toMatchObject({ wanted: 599, found: 598, missed: 0 });
-    expect(withoutDetails(h)).toBe(0);
-    const marked = h.store.db.prepare(
-      "SELECT count(*) AS n FROM bookings WHERE details_missed_at IS NOT NULL",
-    );
-    expect(marked.get()).toEqual({ n: 0 });
   });
 
   it("reads one page for a few new bookings, and refreshes details when a summary changed", async () => {

@@ -154,13 +154,14 @@ describeBackends("a quirk the source repeats on every run", (backend) => {
     }
   }, 120_000);
 
-  it("one booking the list misdates into the past: the details pass reads past it to every new booking", async () => {
+  it("bookings the list misdates into the past, one ending a page: the details pass reads past them to every new booking", async () => {
     const misdated = new Set<number>();
     const w = await world(backend, { count: 300, quirks: { misdated, misdatedInListOnly: true } });
     expect((await w.cli()).code).toBe(0);
-    // 250 new bookings, two and a half list pages; the list dates the tenth newest 1970-01-01.
+    // 250 new bookings, two and a half list pages; the list dates the 11th and the 100th newest (the
+    // last of its first page) 1970-01-01.
     w.server.data.add(250);
-    misdated.add((w.server.data.newestFirst()[10] as { index: number }).index);
+    for (const at of [10, 99]) misdated.add((w.server.data.newestFirst()[at] as { index: number }).index);
     const r = await w.cli();
     expect(r.code, tail(r)).toBe(0);
     expect(await w.value("SELECT count(*) FROM bookings WHERE detail_synced_at IS NULL"), tail(r)).toBe(0);

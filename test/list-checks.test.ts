@@ -27,7 +27,7 @@ describe("list page checks", () => {
     [
       "after the repeats, a booking newer than page 1's end",
       page(2, 11, [8, 7, 10]),
-      `list-bookings page 2 starts newer than page 1 ends (${T(10)} after ${T(7)}): its pages are not in creation order`,
+      `list-bookings page 2 starts newer than page 1 ends (${T(10)} after ${T(8)}): its pages are not in creation order`,
     ],
     [
       "a page longer than asked",
@@ -47,7 +47,7 @@ describe("list page checks", () => {
     [
       "a page that starts newer than the one before ends",
       page(2, 9, [10, 5, 4]),
-      `list-bookings page 2 starts newer than page 1 ends (${T(10)} after ${T(7)}): its pages are not in creation order`,
+      `list-bookings page 2 starts newer than page 1 ends (${T(10)} after ${T(8)}): its pages are not in creation order`,
     ],
     ["a record dated off its place mid-page decides nothing", page(2, 9, [6, 1, 5]), null],
     ["after the total dropped, only the shape is judged (the walk steps back)", page(2, 8, [9, 8, 7]), null],
@@ -55,4 +55,9 @@ describe("list page checks", () => {
   it.each(cases)("%s", (_name, next, problem) =>
     expect(sequenceProblem({ page: 2, pageSize: 3 }, next, p1)).toBe(problem),
   );
+  it("ends page 1 by the newer of its last two times: one last record dated far below its place moves nothing", () => {
+    const misdated = pageSeen(page(1, 9, [9, 8, 1]), 1);
+    expect(misdated.last).toBe(T(8));
+    expect(sequenceProblem({ page: 2, pageSize: 3 }, page(2, 9, [7, 6, 5]), misdated)).toBeNull();
+  });
 });

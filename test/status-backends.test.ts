@@ -93,7 +93,7 @@ describeBackends("booking-sync status", (backend) => {
         "SELECT count(*) FROM bookings WHERE summary_problems IS NOT NULL OR detail_problems IS NOT NULL",
       ),
       detailsNotFound: await one(
-        "SELECT count(*) FROM bookings WHERE details_missed_at IS NOT NULL AND detail_synced_at IS NULL",
+        "SELECT count(*) FROM bookings WHERE details_seek_after IS NOT NULL AND detail_synced_at IS NULL",
       ),
     });
     expect(typeof s.bookings.total).toBe("number");

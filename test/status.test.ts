@@ -56,7 +56,7 @@ describe("booking-sync status", () => {
         missing: one("SELECT count(*) FROM bookings WHERE missing_since IS NOT NULL"),
         withProblems: one("SELECT count(*) FROM bookings_v WHERE problems IS NOT NULL"),
         detailsNotFound: one(
-          "SELECT count(*) FROM bookings WHERE details_missed_at IS NOT NULL AND detail_synced_at IS NULL",
+          "SELECT count(*) FROM bookings WHERE details_seek_after IS NOT NULL AND detail_synced_at IS NULL",
         ),
       });
       // The figures are not trivially zero or all-equal: the check above would then prove little.

@@ -239,7 +239,7 @@ describe("summaries and details together", () => {
       ),
     );
     expect(store.bookingsNeedingDetails(10).map((b) => b.id)).toEqual(["bk000003", "bk000002", "bk000001"]);
-    expect(store.bookingsNeedingDetails(1)).toEqual([{ id: "bk000003", createdAt: at(3) }]);
+    expect(store.bookingsNeedingDetails(1)).toEqual([{ id: "bk000003", createdAt: at(3), misses: 0 }]);
     details([fullRaw(1), fullRaw(2)], T2);
     expect(store.bookingsNeedingDetails(10).map((b) => b.id)).toEqual(["bk000003"]);
     store.save(feedBatch([okSummary(summaryRaw(1, { bookingState: 4 }))], T3));
@@ -254,31 +254,28 @@ describe("summaries and details together", () => {
 });
 
 describe("markDetailsMissed", () => {
-  it("takes bookings a details pass did not find out of the queue until their summary changes, or a day", () => {
+  it("puts off bookings a details pass did not find until the time it says, counting misses in a row", () => {
     store.save(
       feedBatch(
         [1, 2, 3].map((i) => okSummary(summaryRaw(i))),
         T1,
       ),
     );
-    store.save(feedBatch([okSummary(summaryRaw(4))], T2)); // first seen too recently to be marked
     details([fullRaw(1)], T2);
-    // Booking 1 has its details now: only the two still without them, seen before T2, are marked.
-    const ids = [1, 2, 3, 4].map((i) => `bk00000${i}`);
-    expect(store.markDetailsMissed({ ids, at: T2, firstSeenBefore: T2 })).toBe(2);
-    expect([1, 2, 3, 4].map((i) => row(`bk00000${i}`).details_missed_at)).toEqual([null, T2, T2, null]);
-    expect(store.bookingsNeedingDetails(10).map((b) => b.id)).toEqual(["bk000004"]);
+    const ids = (...n: number[]) => n.map((i) => `bk00000${i}`);
+    const needing = (now?: string) => store.bookingsNeedingDetails(10, now).map((b) => `${b.id}:${b.misses}`);
+    expect(needing(T1)).toEqual(["bk000003:0", "bk000002:0"]);
+    // Booking 1 has its details now: only the two still without them are put off.
+    expect(store.markDetailsMissed({ ids: ids(1, 2, 3), misses: 1, seekAfter: T3 })).toBe(2);
+    expect([1, 2, 3].map((i) => row(`bk00000${i}`).details_seek_after)).toEqual([null, T3, T3]);
+    expect(needing(T2)).toEqual([]);
+    expect(needing()).toEqual([]);
     expect(row("bk000002").missing_since).toBeNull();
-    // Served again unchanged, it stays out; changed, it is sought again.
-    store.save(feedBatch([okSummary(summaryRaw(3)), okSummary(summaryRaw(2, { bookingState: 4 }))], T3));
-    expect(store.bookingsNeedingDetails(10).map((b) => b.id)).toEqual(["bk000004", "bk000002"]);
-    // A mark made before `missedBefore` has lapsed.
-    expect(store.bookingsNeedingDetails(10, T2).map((b) => b.id)).toEqual(["bk000004", "bk000002"]);
-    expect(store.bookingsNeedingDetails(10, T3).map((b) => b.id)).toEqual([
-      "bk000004",
-      "bk000003",
-      "bk000002",
-    ]);
+    // At T3 they are sought again, their misses counted; booking 3, found after, starts again at 0.
+    details([fullRaw(3)], T3);
+    const T4 = "2025-02-04T00:00:00.000Z";
+    store.save(feedBatch([okSummary(summaryRaw(3, { bookingState: 4 }))], T4));
+    expect(needing(T3)).toEqual(["bk000003:0", "bk000002:1"]);
   });
 });
 

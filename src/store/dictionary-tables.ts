@@ -125,8 +125,11 @@ const bookings = described(schema.bookings, {
       meaning: "As `summary_problems`, for the list's full record; NULL when nothing was.",
       source: "Worker, from the full-view record",
     },
-    detailsMissedAt: worker(
-      `When a details pass last read list-bookings past the booking, and then the bookings of its createdAt, without finding it (deleted at the source, most likely), ${UTC}. Its details are not looked for again until its summary changes; \`reconcile\` decides whether it is missing.`,
+    detailsMisses: worker(
+      "How many details passes in a row read list-bookings past the booking without finding it (deleted at the source, most likely); NULL or 0 while found.",
+    ),
+    detailsSeekAfter: worker(
+      `After this time, ${UTC}, a details pass seeks the booking again; NULL while nothing is put off. Each miss puts it off twice as long (a minute, two, four... at most a week), so a booking the source deleted does not send every pass down the list to it, and one the list left out for a while is found soon after it returns. \`reconcile\` decides whether it is missing.`,
     ),
   },
 });

@@ -20,10 +20,13 @@ const count = (rows: Array<Record<string, unknown>>) => Number(rows[0]?.n ?? 0);
 export function readSql(d: Dialect) {
   const state = d.marks("SELECT checkpoint, progress_json AS progress FROM sync_state WHERE stream = ?");
   // The condition repeats the partial index's verbatim (tables.ts), so the database uses that index.
-  const needing = d.marks(`SELECT id, created_at AS "createdAt" FROM bookings
+  // A booking found since it was last put off (its details read after then) starts a new streak.
+  const needing = d.marks(`SELECT id, created_at AS "createdAt",
+      CASE WHEN details_seek_after IS NULL OR detail_synced_at >= details_seek_after THEN 0
+        ELSE coalesce(details_misses, 0) END AS misses
+    FROM bookings
     WHERE (detail_synced_at IS NULL OR summary_synced_at > detail_synced_at) AND missing_since IS NULL
-      AND created_at IS NOT NULL
-      AND (details_missed_at IS NULL OR summary_synced_at > details_missed_at OR details_missed_at < ?)
+      AND created_at IS NOT NULL AND (details_seek_after IS NULL OR details_seek_after <= ?)
     ORDER BY created_at DESC LIMIT ?`);
   // Without a time, every booking counts, those kept without a valid `createdAt` too.
   const accounted = d.marks(
@@ -56,9 +59,11 @@ export function readSql(d: Dialect) {
       const sql = d.marks(`SELECT count(*) AS n FROM bookings WHERE ${where.join(" AND ")}`);
       return asking(sql, params, count);
     },
-    /** Bookings not marked missing whose details are absent or older than their summary, newest first (not those a details pass marked since, unless before `missedBefore`). */
-    bookingsNeedingDetails: (limit: number, missedBefore = "") =>
-      asking(needing, [missedBefore, limit], (rows) => rows as Array<{ id: string; createdAt: string }>),
+    /** Bookings not marked missing whose details are absent or older than their summary, newest first; not those put off past `now`. */
+    bookingsNeedingDetails: (limit: number, now = "") =>
+      asking(needing, [now, limit], (rows) =>
+        rows.map((r) => ({ id: r.id as string, createdAt: r.createdAt as string, misses: Number(r.misses) })),
+      ),
     /** Rows not marked missing, created at or after `since` (UTC, ms) when given; rejects do not count. */
     countAccounted: (since?: string | null) => asking(accounted, [since ?? "", since ?? ""], count),
     /** Which of `ids` the mirror has no row for (or only one marked missing), in their order. */

@@ -26,7 +26,7 @@ export interface Status {
     missing: number;
     /** Rows stored with a note of what was wrong with them (`summary_problems` or `detail_problems`). */
     withProblems: number;
-    /** Rows without details that a details pass did not find on the list (`details_missed_at` set). */
+    /** Rows without details that a details pass did not find on the list (`details_seek_after` set). */
     detailsNotFound: number;
   };
   /** The last successful `sync` run: the mirror is as fresh as its end. */
@@ -135,7 +135,7 @@ export async function readStatus(db: MirrorReader, now: Date): Promise<Status> {
   const [bookings] = await db.all<Status["bookings"]>(`
     SELECT count(*) AS total, count(detail_synced_at) AS "withDetails", count(missing_since) AS missing,
       count(CASE WHEN summary_problems IS NOT NULL OR detail_problems IS NOT NULL THEN 1 END) AS "withProblems",
-      count(CASE WHEN details_missed_at IS NOT NULL AND detail_synced_at IS NULL THEN 1 END) AS "detailsNotFound"
+      count(CASE WHEN details_seek_after IS NOT NULL AND detail_synced_at IS NULL THEN 1 END) AS "detailsNotFound"
     FROM bookings`);
   const [rejects] = await db.all<{ n: number }>("SELECT count(*) AS n FROM rejected_records");
   return {

@@ -115,7 +115,8 @@ function describeTables<
         missingSince: d.text("missing_since"),
         summaryProblems: d.text("summary_problems"),
         detailProblems: d.text("detail_problems"),
-        detailsMissedAt: d.text("details_missed_at"),
+        detailsMisses: d.integer("details_misses"),
+        detailsSeekAfter: d.text("details_seek_after"),
       },
       (t) => [
         d.index("bookings_created_at_idx").on(t.createdAt),

@@ -168,13 +168,21 @@ export interface RunFinish extends RunCounters {
   repaired?: number | undefined;
 }
 
-/** Bookings a details pass looked for and did not find (`markDetailsMissed`). */
+/** Bookings a finished details pass read past without finding, and how long they are put off. */
 export interface DetailsMissed {
   ids: readonly string[];
-  /** When (ISO): `details_missed_at`. */
-  at: string;
-  /** Only bookings the mirror first saw before this (ISO): a list may show a new one later than the feed. */
-  firstSeenBefore: string;
+  /** Their misses in a row, this one counted: `details_misses`. */
+  misses: number;
+  /** When (ISO) a pass seeks them again: `details_seek_after`. */
+  seekAfter: string;
+}
+
+/** A booking that needs details, and how many details passes in a row did not find it. */
+export interface NeedingDetails {
+  id: string;
+  createdAt: string;
+  /** 0 when the last pass found it, or none looked. */
+  misses: number;
 }
 
 /** Which bookings `markUnlisted` judges after a complete reconcile pass. */
@@ -214,21 +222,14 @@ export interface SyncStore {
   readProgress<T>(stream: string): Awaitable<{ checkpoint: string | null; progress: T | null }>;
   /**
    * Bookings without details or with details older than their summary, newest first, at most
-   * `limit`; not those a details pass marked as not found (`markDetailsMissed`) after their summary
-   * last changed, unless marked before `missedBefore` (default: marks hold).
+   * `limit`; not those a details pass put off past `now` (`markDetailsMissed`; default: put off).
    */
-  bookingsNeedingDetails(
-    limit: number,
-    missedBefore?: string,
-  ): Awaitable<Array<{ id: string; createdAt: string }>>;
+  bookingsNeedingDetails(limit: number, now?: string): Awaitable<NeedingDetails[]>;
   /** Bookings the mirror accounts for (rows not marked missing), created since a time. */
   countAccounted(since?: string | null): Awaitable<number>;
   /** Which of `ids` the mirror has no row for (or only one marked missing). */
   absentIds(ids: readonly string[]): Awaitable<string[]>;
-  /**
-   * Sets `details_missed_at` on those of `ids` still without current details and first seen before
-   * `firstSeenBefore`: a details pass looked for them and did not find them. Returns how many.
-   */
+  /** Puts off those of `missed.ids` still without current details; returns how many. */
   markDetailsMissed(missed: DetailsMissed): Awaitable<number>;
   /** Sets `missing_since` on bookings in scope the run did not list; returns how many were newly marked. */
   markUnlisted(scope: UnlistedScope): Awaitable<number>;

@@ -4,13 +4,12 @@
  * so a large gap is spread over runs of at most `maxPages` pages.
  */
 
-import { coerceError, isAbortError } from "../../errors.js";
 import { zeroCounters } from "../counters.js";
-import type { BookingType, ListPage, RunCounters, SyncDeps } from "../ports.js";
+import type { BookingType, ListPage, NeedingDetails, RunCounters, SyncDeps } from "../ports.js";
 import { saveProgress } from "../records.js";
+import { endOf } from "./list-checks.js";
 import { type ListPosition, pageFor } from "./list-position.js";
-import { endOf, saveListPage, type WalkEnd, walkList } from "./list-walk.js";
-import { readTieRun } from "./ties.js";
+import { saveListPage, type WalkEnd, walkList } from "./list-walk.js";
 
 /** The `sync_state` stream holding an unfinished details walk. */
 export const DETAILS_STREAM = "details";
@@ -43,8 +42,8 @@ export interface DetailsReport extends RunCounters {
   /** How many of them the pass read. */
   found: number;
   /**
-   * How many it did not find on the list, nor then among the bookings of their time: deleted at
-   * the source, most likely. Their details are not sought again until their summary changes.
+   * How many it read past without finding (deleted at the source, most likely): each is put off,
+   * twice as long as the time before (`delayAfter`).
    */
   missed: number;
   /** How the walk ended; "idle" when nothing needed details. */
@@ -66,8 +65,7 @@ export async function fillDetails(
   const { store, clock, logger } = deps;
   const pageSize = options.pageSize ?? 100;
   const saved = (await store.readProgress<DetailsProgress>(DETAILS_STREAM)).progress;
-  const now = clock.now().getTime();
-  const needing = await store.bookingsNeedingDetails(TARGET_CAP, iso(now - SEEK_AGAIN_MS));
+  const needing = await store.bookingsNeedingDetails(TARGET_CAP, clock.now().toISOString());
   report.wanted = needing.length;
   if (needing.length === 0) {
     if (saved) await saveProgress(store, { stream: DETAILS_STREAM, value: null }, clock.now().toISOString());
@@ -79,6 +77,7 @@ export async function fillDetails(
   const resume = saved !== null && !(oldest !== null && saved.upTo !== null && saved.upTo < oldest);
   report.resumed = resume;
   let upTo = resume ? saved.upTo : null;
+  let listed = false;
   if (resume) logger.info({ page: saved.page, savedAt: saved.at }, "details: continuing the unfinished walk");
   const { end } = await walkList(
     deps,
@@ -87,6 +86,7 @@ export async function fillDetails(
       from: resume ? { covered: saved.covered, total: saved.total } : undefined,
       maxPages: options.maxPages ?? 50,
       judge(page, step) {
+        if (page.records.length > 0) listed = true;
         const pageEnd = scan(page, remaining, report);
         if (step.contiguous && pageEnd !== null && (upTo === null || pageEnd < upTo)) upTo = pageEnd;
         const passedOldest = step.contiguous && oldest !== null && pageEnd !== null && pageEnd < oldest;
@@ -104,74 +104,52 @@ export async function fillDetails(
     report,
   );
   report.end = end;
-  // A resumed walk began below what earlier runs read: a booking newer than that may have come since.
-  const read = needing.filter(
+  // Read past, unless the list showed nothing at all. A resumed walk began below what earlier runs
+  // read: a booking newer than that may have come since.
+  const passed = needing.filter(
     (n) => remaining.has(n.id) && !(resume && saved.upTo !== null && n.createdAt > saved.upTo),
   );
-  if (end !== "limit" && read.length > 0) await lookAgain(deps, read, { ...options, pageSize }, report);
+  if (end !== "limit" && listed && passed.length > 0) await putOff(deps, passed, report);
   const { pages, wanted, found, missed, updated } = report;
   const fields = { pages, wanted, found, missed, updated, end };
   if (end === "limit") logger.info(fields, "details: page limit reached; the next run continues from here");
   else logger.debug(fields, "details: walk finished");
 }
 
-/** Ticks off the wanted bookings a page holds; returns where the page ends (list-walk.ts `endOf`). */
+/** Ticks off the wanted bookings a page holds; returns where the page ends (list-checks.ts `endOf`). */
 function scan(page: ListPage, remaining: Set<string>, report: DetailsReport): string | null {
   for (const r of page.records) if (r.id !== null && remaining.delete(r.id)) report.found++;
   return endOf(page);
 }
 
-/** Distinct times of bookings not found that one pass looks up again at most; the next pass takes the rest. */
-const LOOK_AGAIN_TIMES = 20;
-
-/** A booking the mirror first saw this recently is not marked: a list may show it later than the feed. */
-const MARK_AFTER_MS = 60 * 60 * 1000;
-
-/** A mark lapses after this long, so a booking the list left out for a while is sought again. */
-export const SEEK_AGAIN_MS = 24 * 60 * 60 * 1000;
-
-const iso = (ms: number) => new Date(ms).toISOString();
+/** How long a booking is put off after `misses` passes in a row read past it: a minute, doubling, at most a week. */
+function delayAfter(misses: number): number {
+  return Math.min(7 * 24 * 3_600_000, 60_000 * 2 ** Math.min(Math.max(0, misses - 1), 20));
+}
 
 /**
- * The wanted bookings a finished walk passed without finding (newest first): each time's bookings
- * are read again by position (ties.ts), since a page that shifted under the walk hides one, and
- * those still not found are marked, so the next passes do not walk down the list to them again.
- * Best effort, within the pass's page bound: what it cannot settle is looked for again next time.
+ * Puts off the bookings a finished pass read past without finding, so the next passes do not walk
+ * down the list to them again soon. Put off, not given up: a booking the list left out for a while
+ * (or showed later than the feed) is sought again after about as long as it was away.
  */
-async function lookAgain(
+async function putOff(
   deps: SyncDeps,
-  unfound: ReadonlyArray<{ id: string; createdAt: string }>,
-  options: DetailsOptions & { pageSize: number },
+  passed: readonly NeedingDetails[],
   report: DetailsReport,
 ): Promise<void> {
-  const byTime = new Map<string, string[]>();
-  for (const { id, createdAt } of unfound) {
-    if (!byTime.has(createdAt) && byTime.size === LOOK_AGAIN_TIMES) break;
-    byTime.set(createdAt, [...(byTime.get(createdAt) ?? []), id]);
+  const now = deps.clock.now().getTime();
+  const byMisses = new Map<number, string[]>();
+  for (const { id, misses } of passed) {
+    const ids = byMisses.get(misses + 1) ?? [];
+    if (ids.length === 0) byMisses.set(misses + 1, ids);
+    ids.push(id);
   }
-  const maxPages = options.maxPages ?? 50;
-  const tie = { pageSize: options.pageSize, bookingType: options.bookingType };
-  try {
-    for (const [at, ids] of byTime) {
-      if (report.pages >= maxPages) break;
-      const read = await readTieRun(deps, { from: at, to: at }, tie, report);
-      // Only a whole read of the time, with bookings beside it (an empty list shows nothing), shows
-      // they are not there; those it found now have their details.
-      if (!read.complete || (!read.below && !read.start)) continue;
-      const now = deps.clock.now().getTime();
-      const missed = { ids, at: iso(now), firstSeenBefore: iso(now - MARK_AFTER_MS) };
-      report.missed += await deps.store.markDetailsMissed(missed);
-    }
-  } catch (err) {
-    if (isAbortError(err) && deps.signal.aborted) throw err;
-    deps.logger.warn(
-      { err: coerceError(err) },
-      "details: bookings not found could not be looked up again; the next pass tries again",
-    );
+  for (const [misses, ids] of byMisses) {
+    const seekAfter = new Date(now + delayAfter(misses)).toISOString();
+    report.missed += await deps.store.markDetailsMissed({ ids, misses, seekAfter });
   }
-  if (report.missed > 0)
-    deps.logger.warn(
-      { missed: report.missed },
-      "details: bookings not found on list-bookings, nor among the bookings of their time (deleted at the source?); their details are sought again in a day, or when the feed shows them changed",
-    );
+  deps.logger.warn(
+    { missed: report.missed, misses: [...byMisses.keys()] },
+    "details: bookings not found on list-bookings (deleted at the source?); put off, each time twice as long, and `reconcile` judges them",
+  );
 }

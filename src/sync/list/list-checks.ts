@@ -11,19 +11,15 @@ export interface PageSeen {
   page: number;
   total: number;
   ids: ReadonlySet<string>;
-  /** The createdAt its page ends with, by place (UTC, milliseconds); null when none was readable. */
+  /** Where its page ends (`endOf`: the newer of its last two times); null when none was readable. */
   last: string | null;
 }
 
 /** The page as the next check needs it. */
 export function pageSeen(page: ListPage, number: number): PageSeen {
   const ids = new Set<string>();
-  let last: string | null = null;
-  for (const r of page.records) {
-    if (r.id !== null) ids.add(r.id);
-    if (r.createdAt !== null) last = r.createdAt;
-  }
-  return { page: number, total: page.total, ids, last };
+  for (const r of page.records) if (r.id !== null) ids.add(r.id);
+  return { page: number, total: page.total, ids, last: endOf(page) };
 }
 
 /** What is wrong with a page on its own: one line, or null. */
@@ -57,4 +53,16 @@ export function sequenceProblem(
   if (first !== null && before.last !== null && first > before.last)
     return `list-bookings page ${asked.page} starts newer than page ${before.page} ends (${first} after ${before.last}): its pages are not in creation order`;
   return null;
+}
+
+/**
+ * Where a page ends, as far as its order vouches: the newer of its last two times, so one record
+ * dated far off its place cannot end a walk, nor one without a time hold it up. Null when no record
+ * has a time.
+ */
+export function endOf(page: Pick<ListPage, "records">): string | null {
+  let last: string | null = null;
+  let before: string | null = null;
+  for (const r of page.records) if (r.createdAt !== null) [before, last] = [last, r.createdAt];
+  return before !== null && last !== null && before > last ? before : last;
 }

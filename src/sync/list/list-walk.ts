@@ -142,16 +142,6 @@ export function oldestOf(page: Pick<ListPage, "records">): string | null {
   return oldest;
 }
 
-/**
- * Where a page ends, as far as its order vouches: the newer of its last two times, so one record
- * dated far off its place cannot end a walk. Null when either has none, or the page is empty.
- */
-export function endOf(page: Pick<ListPage, "records">): string | null {
-  const tail = page.records.slice(-2).map((r) => r.createdAt);
-  if (tail.length === 0 || tail.some((t) => t === null)) return null;
-  return tail.reduce((a, b) => ((b as string) > (a as string) ? b : a)) as string;
-}
-
 /** What a list page is saved with besides its records: the caller's run and progress, the mirror's type. */
 export type ListExtra = Pick<Extract<PageWrite, { source: "list" }>, "listedBy" | "progress"> & {
   /** A typed mirror's type: the page's records of another type are not stored (booking-type.ts). */

@@ -7,7 +7,8 @@
 import { zeroCounters } from "../counters.js";
 import type { BookingType, ListPage, RunCounters, SyncDeps, UnlistedScope } from "../ports.js";
 import { endRun, logEnd, type RunEnd, startRun } from "../run.js";
-import { endOf, oldestOf, saveListPage, walkList } from "./list-walk.js";
+import { endOf } from "./list-checks.js";
+import { oldestOf, saveListPage, walkList } from "./list-walk.js";
 import {
   DEFAULT_MAX_MISSING_PERCENT,
   recordWithheld,

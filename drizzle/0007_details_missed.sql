@@ -1,1 +1,0 @@
-ALTER TABLE `bookings` ADD `details_missed_at` text;

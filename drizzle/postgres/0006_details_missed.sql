@@ -1,1 +1,0 @@
-ALTER TABLE "bookings" ADD COLUMN "details_missed_at" text COLLATE "C";
