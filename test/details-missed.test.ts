@@ -126,3 +126,45 @@ it("puts nothing off when the list answers empty", async () => {
   empty = false;
   expect((await h.sync({ details: true })).details).toMatchObject({ found: 300, missed: 0 });
 });
+
+it("puts a booking off at least twice as long as the walk that missed it took", async () => {
+  h = await harness({ bookings: 1500 });
+  await h.sync();
+  h.sim.remove(100);
+  expect((await h.sync({ details: true, detailsMaxPages: 5 })).details?.end).toBe("limit");
+  // As if the walk, continued over runs, had begun an hour ago.
+  const hourAgo = new Date(Date.now() - 3_600_000).toISOString();
+  h.store.db
+    .prepare(
+      "UPDATE sync_state SET progress_json = json_set(progress_json, '$.startedAt', ?) WHERE stream = 'details'",
+    )
+    .run(hourAgo);
+  expect((await h.sync({ details: true, detailsMaxPages: 100 })).details).toMatchObject({
+    resumed: true,
+    missed: 1,
+  });
+  expect(putOff(h)).toEqual(["1:120m"]);
+});
+
+it("on a typed mirror, a booking the list shows as another type is not found there, and is put off", async () => {
+  let retype: string | undefined;
+  const wrapApi = (api: PartnerApi): PartnerApi => ({
+    ...api,
+    async listBookings(query, signal) {
+      const page = await api.listBookings(query, signal);
+      const records = page.records.map((r) =>
+        r.ok && r.id === retype ? { ...r, record: { ...r.record, type: "LC" as const } } : r,
+      );
+      return { ...page, records };
+    },
+  });
+  h = await harness({ bookings: 600, wrapApi });
+  await h.sync({ bookingType: "IN", details: true });
+  h.sim.insert(40);
+  await h.sync({ bookingType: "IN" });
+  const needing = h.store.bookingsNeedingDetails(100, new Date().toISOString());
+  retype = needing[5]?.id;
+  const pass = await h.sync({ bookingType: "IN", details: true });
+  expect(pass.details).toMatchObject({ wanted: needing.length, found: needing.length - 1, missed: 1 });
+  expect((await h.sync({ bookingType: "IN", details: true })).details?.end).toBe("idle");
+});

@@ -35,9 +35,9 @@ describe("sync --details", () => {
     expect((await runReconcile(listDeps(h), { since: null })).status).toBe("success");
     // The feed's first sight of such a booking writes its summary after its details.
     await h.sync({ lookbackSeconds: 3600 });
-    expect(h.store.bookingsNeedingDetails(1000).length).toBeGreaterThan(0);
+    expect(h.store.bookingsNeedingDetails(1000, new Date().toISOString()).length).toBeGreaterThan(0);
     await h.sync({ details: true, detailsMaxPages: 10 });
-    expect(h.store.bookingsNeedingDetails(1000)).toEqual([]);
+    expect(h.store.bookingsNeedingDetails(1000, new Date().toISOString())).toEqual([]);
     const pages = detailPages(h.sim);
     await h.sync({ details: true, detailsMaxPages: 10 });
     expect(pages).toEqual([]);
@@ -68,7 +68,7 @@ describe("sync --details", () => {
     }
     expect(ends).toEqual(["limit", "limit", "limit", "done"]);
     expect(pages).toEqual(Array.from({ length: 15 }, (_, i) => i + 1));
-    expect(h.store.bookingsNeedingDetails(10)).toEqual([]);
+    expect(h.store.bookingsNeedingDetails(10, new Date().toISOString())).toEqual([]);
     expect(h.store.readProgress("details").progress).toBeNull();
     expectMirrorHoldsSourceInFull(h);
   });

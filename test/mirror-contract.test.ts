@@ -259,7 +259,7 @@ describeBackends("mirror contract", (backend) => {
     expect(await mirror.countBookings()).toBe(1);
     expect(await mirror.countAccounted()).toBe(1);
     expect(await mirror.absentIds([id(1), id(2)])).toEqual([id(2)]);
-    expect(await mirror.bookingsNeedingDetails(10)).toEqual([{ id: id(1), createdAt: at(1) }]);
+    expect(await mirror.bookingsNeedingDetails(10, T1)).toEqual([{ id: id(1), createdAt: at(1), misses: 0 }]);
     expect(await seen(query)).toEqual({ ids: [], pages: null });
     await mirror.flush();
     expect(await seen(query)).toEqual({ ids: [id(1)], pages: 1 });
@@ -660,14 +660,22 @@ describeBackends("mirror contract", (backend) => {
       ),
     );
     await mirror.save(feedBatch([okSummary(summaryRaw(4))], T1, { bookingType: "LC" }));
-    const queue = async () => (await mirror.bookingsNeedingDetails(10)).map((b) => b.id);
+    const queue = async () => (await mirror.bookingsNeedingDetails(10, T1)).map((b) => b.id);
     expect(await queue()).toEqual([4, 3, 2, 1].map(id));
-    expect(await mirror.bookingsNeedingDetails(1)).toEqual([{ id: id(4), createdAt: at(4) }]);
+    expect(await mirror.bookingsNeedingDetails(1, T1)).toEqual([{ id: id(4), createdAt: at(4), misses: 0 }]);
     await mirror.save(listBatch([okFull(fullRaw(1)), okFull(fullRaw(2))], T2));
     expect(await queue()).toEqual([4, 3].map(id));
     // A summary that changed after the details puts the booking back in the queue.
     await mirror.save(feedBatch([okSummary(summaryRaw(1, { bookingState: 4 }))], T3));
     expect(await queue()).toEqual([4, 3, 1].map(id));
+    // Put off until T3 after a second miss; sought again at T3 with its misses counted.
+    expect(await mirror.markDetailsMissed({ ids: [id(3), id(2)], misses: 2, seekAfter: T3 })).toBe(1);
+    expect(await queue()).toEqual([4, 1].map(id));
+    expect((await mirror.bookingsNeedingDetails(10, T3)).map((b) => `${b.id}:${b.misses}`)).toEqual([
+      `${id(4)}:0`,
+      `${id(3)}:2`,
+      `${id(1)}:0`,
+    ]);
     expect(await mirror.countBookings()).toBe(4);
     expect(await mirror.countBookings({ bookingType: "LC" })).toBe(1);
     expect(await mirror.countBookings({ bookingType: "IN" })).toBe(2);

@@ -238,12 +238,16 @@ describe("summaries and details together", () => {
         T1,
       ),
     );
-    expect(store.bookingsNeedingDetails(10).map((b) => b.id)).toEqual(["bk000003", "bk000002", "bk000001"]);
-    expect(store.bookingsNeedingDetails(1)).toEqual([{ id: "bk000003", createdAt: at(3), misses: 0 }]);
+    expect(store.bookingsNeedingDetails(10, T1).map((b) => b.id)).toEqual([
+      "bk000003",
+      "bk000002",
+      "bk000001",
+    ]);
+    expect(store.bookingsNeedingDetails(1, T1)).toEqual([{ id: "bk000003", createdAt: at(3), misses: 0 }]);
     details([fullRaw(1), fullRaw(2)], T2);
-    expect(store.bookingsNeedingDetails(10).map((b) => b.id)).toEqual(["bk000003"]);
+    expect(store.bookingsNeedingDetails(10, T1).map((b) => b.id)).toEqual(["bk000003"]);
     store.save(feedBatch([okSummary(summaryRaw(1, { bookingState: 4 }))], T3));
-    expect(store.bookingsNeedingDetails(10).map((b) => b.id)).toEqual(["bk000003", "bk000001"]);
+    expect(store.bookingsNeedingDetails(10, T1).map((b) => b.id)).toEqual(["bk000003", "bk000001"]);
     const plan = store.db
       .prepare(
         "EXPLAIN QUERY PLAN SELECT id FROM bookings WHERE (detail_synced_at IS NULL OR summary_synced_at > detail_synced_at) AND missing_since IS NULL ORDER BY created_at DESC LIMIT 5",
@@ -254,7 +258,7 @@ describe("summaries and details together", () => {
 });
 
 describe("markDetailsMissed", () => {
-  it("puts off bookings a details pass did not find until the time it says, counting misses in a row", () => {
+  it("puts off bookings a details pass did not find until the time it says, counting misses until details are read", () => {
     store.save(
       feedBatch(
         [1, 2, 3].map((i) => okSummary(summaryRaw(i))),
@@ -263,19 +267,22 @@ describe("markDetailsMissed", () => {
     );
     details([fullRaw(1)], T2);
     const ids = (...n: number[]) => n.map((i) => `bk00000${i}`);
-    const needing = (now?: string) => store.bookingsNeedingDetails(10, now).map((b) => `${b.id}:${b.misses}`);
+    const needing = (now: string) => store.bookingsNeedingDetails(10, now).map((b) => `${b.id}:${b.misses}`);
     expect(needing(T1)).toEqual(["bk000003:0", "bk000002:0"]);
     // Booking 1 has its details now: only the two still without them are put off.
     expect(store.markDetailsMissed({ ids: ids(1, 2, 3), misses: 1, seekAfter: T3 })).toBe(2);
     expect([1, 2, 3].map((i) => row(`bk00000${i}`).details_seek_after)).toEqual([null, T3, T3]);
     expect(needing(T2)).toEqual([]);
-    expect(needing()).toEqual([]);
     expect(row("bk000002").missing_since).toBeNull();
-    // At T3 they are sought again, their misses counted; booking 3, found after, starts again at 0.
+    // At T3 they are sought again, their misses counted.
+    expect(needing(T3)).toEqual(["bk000003:1", "bk000002:1"]);
+    // Details read clear the count and the put-off; a changed summary clears the put-off only.
+    store.markDetailsMissed({ ids: ids(2, 3), misses: 2, seekAfter: "2025-03-01T00:00:00.000Z" });
     details([fullRaw(3)], T3);
+    store.save(feedBatch([okSummary(summaryRaw(2, { bookingState: 4 }))], T3));
     const T4 = "2025-02-04T00:00:00.000Z";
     store.save(feedBatch([okSummary(summaryRaw(3, { bookingState: 4 }))], T4));
-    expect(needing(T3)).toEqual(["bk000003:0", "bk000002:1"]);
+    expect(needing(T3)).toEqual(["bk000003:0", "bk000002:2"]);
   });
 });
 
@@ -300,7 +307,7 @@ describe("markUnlisted", () => {
     ]);
     expect(store.markUnlisted({ runId, startedAt: T2, at: T3 })).toBe(0);
     expect(store.countBookings({ excludeMissing: true })).toBe(3);
-    expect(store.bookingsNeedingDetails(10).map((b) => b.id)).toEqual(["bk000004"]);
+    expect(store.bookingsNeedingDetails(10, T1).map((b) => b.id)).toEqual(["bk000004"]);
     const seen = store.save(feedBatch([okSummary(summaryRaw(3))], T3));
     expect(seen.unchanged).toBe(1);
     expect(row("bk000003").missing_since).toBeNull();

@@ -20,10 +20,7 @@ const count = (rows: Array<Record<string, unknown>>) => Number(rows[0]?.n ?? 0);
 export function readSql(d: Dialect) {
   const state = d.marks("SELECT checkpoint, progress_json AS progress FROM sync_state WHERE stream = ?");
   // The condition repeats the partial index's verbatim (tables.ts), so the database uses that index.
-  // A booking found since it was last put off (its details read after then) starts a new streak.
-  const needing = d.marks(`SELECT id, created_at AS "createdAt",
-      CASE WHEN details_seek_after IS NULL OR detail_synced_at >= details_seek_after THEN 0
-        ELSE coalesce(details_misses, 0) END AS misses
+  const needing = d.marks(`SELECT id, created_at AS "createdAt", coalesce(details_misses, 0) AS misses
     FROM bookings
     WHERE (detail_synced_at IS NULL OR summary_synced_at > detail_synced_at) AND missing_since IS NULL
       AND created_at IS NOT NULL AND (details_seek_after IS NULL OR details_seek_after <= ?)
@@ -60,7 +57,7 @@ export function readSql(d: Dialect) {
       return asking(sql, params, count);
     },
     /** Bookings not marked missing whose details are absent or older than their summary, newest first; not those put off past `now`. */
-    bookingsNeedingDetails: (limit: number, now = "") =>
+    bookingsNeedingDetails: (limit: number, now: string) =>
       asking(needing, [now, limit], (rows) =>
         rows.map((r) => ({ id: r.id as string, createdAt: r.createdAt as string, misses: Number(r.misses) })),
       ),

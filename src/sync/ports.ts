@@ -181,7 +181,7 @@ export interface DetailsMissed {
 export interface NeedingDetails {
   id: string;
   createdAt: string;
-  /** 0 when the last pass found it, or none looked. */
+  /** Passes in a row that read past it; 0 once its details are read or none looked. */
   misses: number;
 }
 
@@ -222,9 +222,9 @@ export interface SyncStore {
   readProgress<T>(stream: string): Awaitable<{ checkpoint: string | null; progress: T | null }>;
   /**
    * Bookings without details or with details older than their summary, newest first, at most
-   * `limit`; not those a details pass put off past `now` (`markDetailsMissed`; default: put off).
+   * `limit`; not those a details pass put off past `now` (`markDetailsMissed`).
    */
-  bookingsNeedingDetails(limit: number, now?: string): Awaitable<NeedingDetails[]>;
+  bookingsNeedingDetails(limit: number, now: string): Awaitable<NeedingDetails[]>;
   /** Bookings the mirror accounts for (rows not marked missing), created since a time. */
   countAccounted(since?: string | null): Awaitable<number>;
   /** Which of `ids` the mirror has no row for (or only one marked missing). */

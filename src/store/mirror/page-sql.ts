@@ -46,8 +46,9 @@ const FEED_SQL: ViewSql = {
   keptIfNull: KEPT_IF_NULL,
   extra: ["summary_problems", "first_seen_at", "summary_synced_at"],
   extraValues: (p) => [p.syncedAt, p.syncedAt],
+  // A changed summary shows the source serves the booking: its details are sought at once.
   set: `summary_json = excluded.summary_json, summary_problems = excluded.summary_problems,
-    summary_synced_at = excluded.summary_synced_at`,
+    summary_synced_at = excluded.summary_synced_at, details_seek_after = NULL`,
   where: "",
   touch: (d) =>
     `UPDATE bookings SET missing_since = NULL, booking_type = coalesce(?, booking_type) WHERE ${d.oneOf("id")}`,
@@ -64,13 +65,15 @@ const LIST_SQL: ViewSql = {
   extraValues: (p) => [p.syncedAt, (p as DetailRows).listedBy, p.syncedAt, p.syncedAt],
   set: `detail_json = excluded.detail_json, detail_problems = excluded.detail_problems,
     detail_synced_at = excluded.detail_synced_at,
-    listed_by_run = coalesce(excluded.listed_by_run, bookings.listed_by_run)`,
+    listed_by_run = coalesce(excluded.listed_by_run, bookings.listed_by_run),
+    details_misses = NULL, details_seek_after = NULL`,
   // The plan refused stale rows; this repeats the guard for any other session's write.
   where: `WHERE bookings.remote_updated_at IS NULL OR excluded.remote_updated_at IS NULL
     OR bookings.remote_updated_at <= excluded.remote_updated_at`,
   touch: (d) => `UPDATE bookings SET missing_since = NULL,
       listed_by_run = coalesce(CAST(? AS integer), listed_by_run),
-      detail_synced_at = CASE WHEN summary_synced_at > detail_synced_at THEN ? ELSE detail_synced_at END
+      detail_synced_at = CASE WHEN summary_synced_at > detail_synced_at THEN ? ELSE detail_synced_at END,
+      details_misses = NULL, details_seek_after = NULL
     WHERE ${d.oneOf("id")} AND (missing_since IS NOT NULL
       OR (CAST(? AS integer) IS NOT NULL AND listed_by_run IS DISTINCT FROM CAST(? AS integer))
       OR summary_synced_at > detail_synced_at)`,

@@ -112,7 +112,9 @@ async function readLeftovers(
 ): Promise<void> {
   const { deps } = filling;
   const { store } = deps;
-  const needing = await store.bookingsNeedingDetails(LEFTOVER_CAP);
+  // Those a details pass put off are left to it: most likely deleted at the source.
+  const leftovers = () => store.bookingsNeedingDetails(LEFTOVER_CAP, deps.clock.now().toISOString());
+  const needing = await leftovers();
   if (needing.length === 0 || total === null) return;
   const drift = total - (await store.countAccounted());
   const pages = new Set<number>();
@@ -131,10 +133,10 @@ async function readLeftovers(
     await runPool(todo.values(), filling.run.concurrency, readOne, deps.signal);
   };
   await readAll(pages);
-  const left = new Set((await store.bookingsNeedingDetails(LEFTOVER_CAP)).map((b) => b.id));
+  const left = new Set((await leftovers()).map((b) => b.id));
   if (left.size === 0) return;
   await readAll([...pages].flatMap((p) => [p - 1, p + 1]));
-  const still = (await store.bookingsNeedingDetails(LEFTOVER_CAP)).length;
+  const still = (await leftovers()).length;
   if (still > 0)
     deps.logger.info(
       { bookings: still },

@@ -7,6 +7,7 @@
 import { zeroCounters } from "../counters.js";
 import type { BookingType, ListPage, NeedingDetails, RunCounters, SyncDeps } from "../ports.js";
 import { saveProgress } from "../records.js";
+import { typeSeen } from "./booking-type.js";
 import { endOf } from "./list-checks.js";
 import { type ListPosition, pageFor } from "./list-position.js";
 import { saveListPage, type WalkEnd, walkList } from "./list-walk.js";
@@ -34,6 +35,8 @@ export interface DetailsProgress extends ListPosition {
   upTo: string | null;
   /** When this was saved (ISO). */
   at: string;
+  /** When the walk began (ISO), over however many runs; absent from an earlier version's. */
+  startedAt?: string | undefined;
 }
 
 export interface DetailsReport extends RunCounters {
@@ -77,6 +80,7 @@ export async function fillDetails(
   const resume = saved !== null && !(oldest !== null && saved.upTo !== null && saved.upTo < oldest);
   report.resumed = resume;
   let upTo = resume ? saved.upTo : null;
+  const startedAt = (resume ? (saved.startedAt ?? saved.at) : null) ?? clock.now().toISOString();
   let listed = false;
   if (resume) logger.info({ page: saved.page, savedAt: saved.at }, "details: continuing the unfinished walk");
   const { end } = await walkList(
@@ -87,7 +91,7 @@ export async function fillDetails(
       maxPages: options.maxPages ?? 50,
       judge(page, step) {
         if (page.records.length > 0) listed = true;
-        const pageEnd = scan(page, remaining, report);
+        const pageEnd = scan(page, remaining, options.bookingType, report);
         if (step.contiguous && pageEnd !== null && (upTo === null || pageEnd < upTo)) upTo = pageEnd;
         const passedOldest = step.contiguous && oldest !== null && pageEnd !== null && pageEnd < oldest;
         return remaining.size === 0 || passedOldest;
@@ -95,7 +99,7 @@ export async function fillDetails(
       async onPage(page, step) {
         const next = pageFor(step.position, pageSize);
         const at = clock.now().toISOString();
-        const unfinished = { ...step.position, page: next, upTo, at };
+        const unfinished = { ...step.position, page: next, upTo, at, startedAt };
         const value: DetailsProgress | null = step.done || step.atEnd ? null : unfinished;
         const extra = { progress: { stream: DETAILS_STREAM, value }, bookingType: options.bookingType };
         await saveListPage(deps, page, extra, report);
@@ -109,16 +113,25 @@ export async function fillDetails(
   const passed = needing.filter(
     (n) => remaining.has(n.id) && !(resume && saved.upTo !== null && n.createdAt > saved.upTo),
   );
-  if (end !== "limit" && listed && passed.length > 0) await putOff(deps, passed, report);
+  if (end !== "limit" && listed && passed.length > 0) await putOff(deps, passed, startedAt, report);
   const { pages, wanted, found, missed, updated } = report;
   const fields = { pages, wanted, found, missed, updated, end };
   if (end === "limit") logger.info(fields, "details: page limit reached; the next run continues from here");
   else logger.debug(fields, "details: walk finished");
 }
 
-/** Ticks off the wanted bookings a page holds; returns where the page ends (list-checks.ts `endOf`). */
-function scan(page: ListPage, remaining: Set<string>, report: DetailsReport): string | null {
-  for (const r of page.records) if (r.id !== null && remaining.delete(r.id)) report.found++;
+/**
+ * Ticks off the wanted bookings a page holds (not as another type: a typed mirror does not store
+ * those); returns where the page ends (list-checks.ts `endOf`).
+ */
+function scan(
+  page: ListPage,
+  remaining: Set<string>,
+  bookingType: BookingType | undefined,
+  report: DetailsReport,
+): string | null {
+  for (const r of page.records)
+    if (r.id !== null && typeSeen(r, bookingType) !== "other" && remaining.delete(r.id)) report.found++;
   return endOf(page);
 }
 
@@ -128,16 +141,20 @@ function delayAfter(misses: number): number {
 }
 
 /**
- * Puts off the bookings a finished pass read past without finding, so the next passes do not walk
- * down the list to them again soon. Put off, not given up: a booking the list left out for a while
- * (or showed later than the feed) is sought again after about as long as it was away.
+ * Puts off the bookings a finished walk read past without finding, so the next passes do not walk
+ * down the list to them again soon: at least twice as long as that walk took (over several runs, a
+ * walk deep down the list holds back new bookings' details), so walks down to them take a third of
+ * the time at most. Put off, not given up: a booking the list left out for a while, or showed later
+ * than the feed, is sought again after about as long as it was away.
  */
 async function putOff(
   deps: SyncDeps,
   passed: readonly NeedingDetails[],
+  startedAt: string,
   report: DetailsReport,
 ): Promise<void> {
   const now = deps.clock.now().getTime();
+  const walked = Math.max(0, now - Date.parse(startedAt));
   const byMisses = new Map<number, string[]>();
   for (const { id, misses } of passed) {
     const ids = byMisses.get(misses + 1) ?? [];
@@ -145,7 +162,7 @@ async function putOff(
     ids.push(id);
   }
   for (const [misses, ids] of byMisses) {
-    const seekAfter = new Date(now + delayAfter(misses)).toISOString();
+    const seekAfter = new Date(now + Math.max(delayAfter(misses), 2 * walked)).toISOString();
     report.missed += await deps.store.markDetailsMissed({ ids, misses, seekAfter });
   }
   deps.logger.warn(
