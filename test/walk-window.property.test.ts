@@ -4,23 +4,8 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { readSourceTime } from "../src/api/times.js";
-import { nextStep, type PageFacts } from "../src/sync/feed/window.js";
-
-/** Instant of second `s` on a fixed day. */
-const T = (s: number) =>
-  (readSourceTime(`2026-01-01T00:00:${String(s).padStart(2, "0")}.000000Z`) as { instant: string }).instant;
-const page = (...secs: number[]) => secs.map((s, i) => ({ id: `b${i}-${s}`, at: T(s) }));
-const base: PageFacts = {
-  upTo: null,
-  anchor: null,
-  fallback: null,
-  limit: 3,
-  records: [],
-  count: 0,
-  hasMore: false,
-  floor: null,
-};
+import { nextStep } from "../src/sync/feed/window.js";
+import { base, page, T } from "./support/window-facts.js";
 
 describe("nextStep at the floor, by properties", () => {
   // Seconds 20-59 lie above the floor at 20, 1-9 below it; a page is newest first.

@@ -1,28 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { readSourceTime } from "../src/api/times.js";
 import { cursorFor, justBefore, nextStep, type PageFacts, type Step } from "../src/sync/feed/window.js";
+import { base, page, r, T } from "./support/window-facts.js";
 
-/** Instant of second `s` (plus `us` microseconds) on a fixed day. */
-const T = (s: number, us = 0) =>
-  (
-    readSourceTime(`2026-01-01T00:00:${String(s).padStart(2, "0")}.${String(us).padStart(6, "0")}Z`) as {
-      instant: string;
-    }
-  ).instant;
-const r = (id: string, at: string) => ({ id, at });
 /** Second `s`'s millisecond, as a tie run names it. */
 const ms = (s: number) => `2026-01-01T00:00:${String(s).padStart(2, "0")}.000Z`;
-const page = (...secs: number[]) => secs.map((s, i) => r(`b${i}-${s}`, T(s)));
-const base: PageFacts = {
-  upTo: null,
-  anchor: null,
-  fallback: null,
-  limit: 3,
-  records: [],
-  count: 0,
-  hasMore: false,
-  floor: null,
-};
 
 describe("cursorFor", () => {
   it("asks for the newest page without a position", () => expect(cursorFor(null)).toBeUndefined());
