@@ -669,7 +669,7 @@ describeBackends("mirror contract", (backend) => {
     await mirror.save(feedBatch([okSummary(summaryRaw(1, { bookingState: 4 }))], T3));
     expect(await queue()).toEqual([4, 3, 1].map(id));
     // Put off until T3 after a second miss; sought again at T3 with its misses counted.
-    expect(await mirror.markDetailsMissed({ ids: [id(3), id(2)], misses: 2, seekAfter: T3 })).toBe(1);
+    expect(await mirror.putOffDetails({ ids: [id(3), id(2)], misses: 2, seekAfter: T3 })).toBe(1);
     expect(await queue()).toEqual([4, 1].map(id));
     expect((await mirror.bookingsNeedingDetails(10, T3)).map((b) => `${b.id}:${b.misses}`)).toEqual([
       `${id(4)}:0`,

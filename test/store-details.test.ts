@@ -257,7 +257,7 @@ describe("summaries and details together", () => {
   });
 });
 
-describe("markDetailsMissed", () => {
+describe("putOffDetails", () => {
   it("puts off bookings a details pass did not find until the time it says, counting misses until details are read", () => {
     store.save(
       feedBatch(
@@ -270,14 +270,14 @@ describe("markDetailsMissed", () => {
     const needing = (now: string) => store.bookingsNeedingDetails(10, now).map((b) => `${b.id}:${b.misses}`);
     expect(needing(T1)).toEqual(["bk000003:0", "bk000002:0"]);
     // Booking 1 has its details now: only the two still without them are put off.
-    expect(store.markDetailsMissed({ ids: ids(1, 2, 3), misses: 1, seekAfter: T3 })).toBe(2);
+    expect(store.putOffDetails({ ids: ids(1, 2, 3), misses: 1, seekAfter: T3 })).toBe(2);
     expect([1, 2, 3].map((i) => row(`bk00000${i}`).details_seek_after)).toEqual([null, T3, T3]);
     expect(needing(T2)).toEqual([]);
     expect(row("bk000002").missing_since).toBeNull();
     // At T3 they are sought again, their misses counted.
     expect(needing(T3)).toEqual(["bk000003:1", "bk000002:1"]);
     // Details read clear the count and the put-off; a changed summary clears the put-off only.
-    store.markDetailsMissed({ ids: ids(2, 3), misses: 2, seekAfter: "2025-03-01T00:00:00.000Z" });
+    store.putOffDetails({ ids: ids(2, 3), misses: 2, seekAfter: "2025-03-01T00:00:00.000Z" });
     details([fullRaw(3)], T3);
     store.save(feedBatch([okSummary(summaryRaw(2, { bookingState: 4 }))], T3));
     const T4 = "2025-02-04T00:00:00.000Z";

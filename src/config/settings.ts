@@ -94,7 +94,8 @@ const TABLE = [
     key: "pageSize",
     env: "SYNC_PAGE_SIZE",
     flag: "pageSize",
-    // At least 3: the floor is seen passed by a page that ends in a run of records below it, in order (five, or all but one of a smaller page: window.ts); on a page of one or two the run would be the whole page.
+    // At least 3: the floor is seen passed by a page ending in a run of records below it (window.ts),
+    // which on a page of one or two would be the whole page.
     schema: int(3, 100),
     default: 100,
     accepts: "a whole number from 3 to 100",

@@ -129,7 +129,7 @@ const bookings = described(schema.bookings, {
       "How many details passes in a row read list-bookings past the booking without finding it (deleted at the source, most likely); NULL once its details are read.",
     ),
     detailsSeekAfter: worker(
-      `Until this time, ${UTC}, details passes put the booking off; NULL once its details are read or the feed shows it changed. Each miss puts it off twice as long as the one before (a minute, two, four... at most a week), and at least twice as long as the walk that missed it took, so a booking the source deleted does not send every pass down the list to it. \`reconcile\` decides whether it is missing.`,
+      `Until this time, ${UTC}, details passes put the booking off; NULL once its details are read or the feed shows it changed. Each miss puts it off twice as long as the one before (a minute, two, four...), and at least twice as long as the walk that missed it spent reading, never over a week, so a booking the source deleted does not send every pass down the list to it. \`reconcile\` decides whether it is missing.`,
     ),
   },
 });

@@ -5,7 +5,7 @@
 import type { Awaitable } from "../sync/ports.js";
 import { readStatusPage } from "./daily.js";
 import { readEventsStatus } from "./events-status.js";
-import { detailsMissedSql } from "./mirror/details-missed.js";
+import { detailsPutOffSql } from "./mirror/details-put-off.js";
 import type { Dialect } from "./mirror/dialect.js";
 import { type Ask, unlistedSql } from "./mirror/unlisted.js";
 import { readSql } from "./reads.js";
@@ -22,7 +22,7 @@ export function storeSql(d: Dialect) {
     /** Answered as they come, beside saved pages. */
     reads: { ...reads, ...unlisted, lastRun: runs.lastRun, recentRuns: runs.recentRuns },
     /** Writes that build on saved pages, so those commit first. */
-    afterPages: { markUnlisted, ...detailsMissedSql(d), recordDrift: runs.recordDrift },
+    afterPages: { markUnlisted, ...detailsPutOffSql(d), recordDrift: runs.recordDrift },
     readProgress,
     runs,
   };

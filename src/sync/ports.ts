@@ -169,7 +169,7 @@ export interface RunFinish extends RunCounters {
 }
 
 /** Bookings a finished details pass read past without finding, and how long they are put off. */
-export interface DetailsMissed {
+export interface DetailsPutOff {
   ids: readonly string[];
   /** Their misses in a row, this one counted: `details_misses`. */
   misses: number;
@@ -222,15 +222,15 @@ export interface SyncStore {
   readProgress<T>(stream: string): Awaitable<{ checkpoint: string | null; progress: T | null }>;
   /**
    * Bookings without details or with details older than their summary, newest first, at most
-   * `limit`; not those a details pass put off past `now` (`markDetailsMissed`).
+   * `limit`; not those a details pass put off past `now` (`putOffDetails`).
    */
   bookingsNeedingDetails(limit: number, now: string): Awaitable<NeedingDetails[]>;
   /** Bookings the mirror accounts for (rows not marked missing), created since a time. */
   countAccounted(since?: string | null): Awaitable<number>;
   /** Which of `ids` the mirror has no row for (or only one marked missing). */
   absentIds(ids: readonly string[]): Awaitable<string[]>;
-  /** Puts off those of `missed.ids` still without current details; returns how many. */
-  markDetailsMissed(missed: DetailsMissed): Awaitable<number>;
+  /** Puts off those of `putOff.ids` still without current details; returns how many. */
+  putOffDetails(putOff: DetailsPutOff): Awaitable<number>;
   /** Sets `missing_since` on bookings in scope the run did not list; returns how many were newly marked. */
   markUnlisted(scope: UnlistedScope): Awaitable<number>;
   /** The distinct createdAt of the bookings `markUnlisted` would mark, newest first, at most `limit`. */

@@ -35,8 +35,8 @@ export interface DetailsProgress extends ListPosition {
   upTo: string | null;
   /** When this was saved (ISO). */
   at: string;
-  /** When the walk began (ISO), over however many runs; absent from an earlier version's. */
-  startedAt?: string | undefined;
+  /** How long the walk has taken so far (ms), its runs' passes added up; absent from an earlier version's. */
+  walkedMs?: number | undefined;
 }
 
 export interface DetailsReport extends RunCounters {
@@ -45,8 +45,8 @@ export interface DetailsReport extends RunCounters {
   /** How many of them the pass read. */
   found: number;
   /**
-   * How many it read past without finding (deleted at the source, most likely): each is put off,
-   * twice as long as the time before (`delayAfter`).
+   * How many it read past without finding (deleted at the source, most likely): each is put off
+   * (`putOffMs`).
    */
   missed: number;
   /** How the walk ended; "idle" when nothing needed details. */
@@ -80,7 +80,8 @@ export async function fillDetails(
   const resume = saved !== null && !(oldest !== null && saved.upTo !== null && saved.upTo < oldest);
   report.resumed = resume;
   let upTo = resume ? saved.upTo : null;
-  const startedAt = (resume ? (saved.startedAt ?? saved.at) : null) ?? clock.now().toISOString();
+  const began = clock.now().getTime();
+  const walked = () => (resume ? (saved.walkedMs ?? 0) : 0) + clock.now().getTime() - began;
   let listed = false;
   if (resume) logger.info({ page: saved.page, savedAt: saved.at }, "details: continuing the unfinished walk");
   const { end } = await walkList(
@@ -99,7 +100,7 @@ export async function fillDetails(
       async onPage(page, step) {
         const next = pageFor(step.position, pageSize);
         const at = clock.now().toISOString();
-        const unfinished = { ...step.position, page: next, upTo, at, startedAt };
+        const unfinished = { ...step.position, page: next, upTo, at, walkedMs: walked() };
         const value: DetailsProgress | null = step.done || step.atEnd ? null : unfinished;
         const extra = { progress: { stream: DETAILS_STREAM, value }, bookingType: options.bookingType };
         await saveListPage(deps, page, extra, report);
@@ -111,9 +112,9 @@ export async function fillDetails(
   // Read past, unless the list showed nothing at all. A resumed walk began below what earlier runs
   // read: a booking newer than that may have come since.
   const passed = needing.filter(
-    (n) => remaining.has(n.id) && !(resume && saved.upTo !== null && n.createdAt > saved.upTo),
+    (n) => remaining.has(n.id) && !(resume && (saved.upTo === null || n.createdAt > saved.upTo)),
   );
-  if (end !== "limit" && listed && passed.length > 0) await putOff(deps, passed, startedAt, report);
+  if (end !== "limit" && listed && passed.length > 0) await putOff(deps, passed, walked(), report);
   const { pages, wanted, found, missed, updated } = report;
   const fields = { pages, wanted, found, missed, updated, end };
   if (end === "limit") logger.info(fields, "details: page limit reached; the next run continues from here");
@@ -135,26 +136,32 @@ function scan(
   return endOf(page);
 }
 
-/** How long a booking is put off after `misses` passes in a row read past it: a minute, doubling, at most a week. */
-function delayAfter(misses: number): number {
-  return Math.min(7 * 24 * 3_600_000, 60_000 * 2 ** Math.min(Math.max(0, misses - 1), 20));
+const MINUTE = 60_000;
+const WEEK = 7 * 24 * 60 * MINUTE;
+
+/**
+ * How long a booking is put off after `misses` walks in a row read past it, the last of which took
+ * `walkedMs`: a minute, doubling with each miss, and at least twice that walk (a walk deep down the
+ * list, over several runs, holds back new bookings' details, so walks to it take a third of the time
+ * at most); never over a week.
+ */
+export function putOffMs(misses: number, walkedMs: number): number {
+  const doubling = MINUTE * 2 ** Math.min(Math.max(0, misses - 1), 20);
+  return Math.min(WEEK, Math.max(doubling, 2 * walkedMs));
 }
 
 /**
- * Puts off the bookings a finished walk read past without finding, so the next passes do not walk
- * down the list to them again soon: at least twice as long as that walk took (over several runs, a
- * walk deep down the list holds back new bookings' details), so walks down to them take a third of
- * the time at most. Put off, not given up: a booking the list left out for a while, or showed later
- * than the feed, is sought again after about as long as it was away.
+ * Puts off the bookings a finished walk read past without finding (`putOffMs`), so the next passes
+ * do not walk down the list to them again soon. Put off, not given up: a booking the list left out
+ * for a while, or showed later than the feed, is sought again after about as long as it was away.
  */
 async function putOff(
   deps: SyncDeps,
   passed: readonly NeedingDetails[],
-  startedAt: string,
+  walkedMs: number,
   report: DetailsReport,
 ): Promise<void> {
   const now = deps.clock.now().getTime();
-  const walked = Math.max(0, now - Date.parse(startedAt));
   const byMisses = new Map<number, string[]>();
   for (const { id, misses } of passed) {
     const ids = byMisses.get(misses + 1) ?? [];
@@ -162,8 +169,8 @@ async function putOff(
     ids.push(id);
   }
   for (const [misses, ids] of byMisses) {
-    const seekAfter = new Date(now + Math.max(delayAfter(misses), 2 * walked)).toISOString();
-    report.missed += await deps.store.markDetailsMissed({ ids, misses, seekAfter });
+    const seekAfter = new Date(now + putOffMs(misses, walkedMs)).toISOString();
+    report.missed += await deps.store.putOffDetails({ ids, misses, seekAfter });
   }
   deps.logger.warn(
     { missed: report.missed, misses: [...byMisses.keys()] },

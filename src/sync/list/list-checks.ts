@@ -58,7 +58,8 @@ export function sequenceProblem(
 /**
  * Where a page ends, as far as its order vouches: the newer of its last two times, so one record
  * dated far off its place cannot end a walk, nor one without a time hold it up. Null when no record
- * has a time.
+ * has a time. The safe side for ending a walk; for the order check it lets an inversion across the
+ * page boundary, one record deep, pass (a repeated or shifted page still shows by its ids).
  */
 export function endOf(page: Pick<ListPage, "records">): string | null {
   let last: string | null = null;

@@ -4,7 +4,8 @@
  * shows them. The bundled simulator over real HTTP, a real SQLite file, the CLI as a subprocess.
  * Time passing is a put-off moved into the past, since the passes read the system clock.
  */
-import { afterEach, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
+import { putOffMs } from "../src/sync/list/details.js";
 import type { PartnerApi } from "../src/sync/ports.js";
 import { type Harness, harness, runCli } from "./support/harness.js";
 import { pageOf } from "./support/list-deps.js";
@@ -132,13 +133,12 @@ it("puts a booking off at least twice as long as the walk that missed it took", 
   await h.sync();
   h.sim.remove(100);
   expect((await h.sync({ details: true, detailsMaxPages: 5 })).details?.end).toBe("limit");
-  // As if the walk, continued over runs, had begun an hour ago.
-  const hourAgo = new Date(Date.now() - 3_600_000).toISOString();
+  // As if the walk's earlier runs had taken an hour.
   h.store.db
     .prepare(
-      "UPDATE sync_state SET progress_json = json_set(progress_json, '$.startedAt', ?) WHERE stream = 'details'",
+      "UPDATE sync_state SET progress_json = json_set(progress_json, '$.walkedMs', ?) WHERE stream = 'details'",
     )
-    .run(hourAgo);
+    .run(3_600_000);
   expect((await h.sync({ details: true, detailsMaxPages: 100 })).details).toMatchObject({
     resumed: true,
     missed: 1,
@@ -167,4 +167,17 @@ it("on a typed mirror, a booking the list shows as another type is not found the
   const pass = await h.sync({ bookingType: "IN", details: true });
   expect(pass.details).toMatchObject({ wanted: needing.length, found: needing.length - 1, missed: 1 });
   expect((await h.sync({ bookingType: "IN", details: true })).details?.end).toBe("idle");
+});
+
+describe("putOffMs", () => {
+  const minute = 60_000;
+  const week = 7 * 24 * 60 * minute;
+  it.each([
+    ["a first miss, after a short walk: a minute", 1, 2_000, minute],
+    ["a second: two", 2, 0, 2 * minute],
+    ["the eleventh: 1,024 minutes", 11, 0, 1024 * minute],
+    ["the fifteenth and on: a week", 15, 0, week],
+    ["after a walk of an hour: two hours", 1, 60 * minute, 120 * minute],
+    ["after a walk of ten days: still a week", 1, 10 * 24 * 60 * minute, week],
+  ])("%s", (_name, misses, walked, expected) => expect(putOffMs(misses, walked)).toBe(expected));
 });
