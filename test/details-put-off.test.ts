@@ -19,7 +19,7 @@ afterEach(async () => {
 const value = (x: Harness, sql: string) => Object.values(x.store.db.prepare(sql).get() as object)[0];
 const withoutDetails = (x: Harness) =>
   value(x, "SELECT count(*) FROM bookings WHERE detail_synced_at IS NULL");
-/** Each put-off booking's misses and how long it is put off, whole seconds from now. */
+/** Each put-off booking's misses and how long it is put off, in whole minutes from now. */
 const putOff = (x: Harness) =>
   (
     x.store.db
