@@ -3,8 +3,8 @@
  * databases as statements and how their rows make the answer; each store executes them its way.
  */
 import type { BookingType, StreamState, WalkProgress } from "../sync/ports.js";
+import { type Ask, asking } from "./mirror/ask.js";
 import type { Dialect } from "./mirror/dialect.js";
-import { type Ask, asking } from "./mirror/unlisted.js";
 
 /** Which bookings `countBookings` counts; every field narrows, none counts all rows. */
 export interface BookingFilter {

@@ -4,8 +4,8 @@
  */
 import { getTableColumns } from "drizzle-orm";
 import type { RunFinish, RunKind, RunStart } from "../sync/ports.js";
+import { type Ask, asking } from "./mirror/ask.js";
 import type { Dialect } from "./mirror/dialect.js";
-import { type Ask, asking } from "./mirror/unlisted.js";
 import { syncRuns } from "./schema.js";
 
 /** A row of `sync_runs` as the stores read it (camelCase keys). */

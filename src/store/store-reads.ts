@@ -5,9 +5,10 @@
 import type { Awaitable } from "../sync/ports.js";
 import { readStatusPage } from "./daily.js";
 import { readEventsStatus } from "./events-status.js";
+import type { Ask } from "./mirror/ask.js";
 import { detailsPutOffSql } from "./mirror/details-put-off.js";
 import type { Dialect } from "./mirror/dialect.js";
-import { type Ask, unlistedSql } from "./mirror/unlisted.js";
+import { unlistedSql } from "./mirror/unlisted.js";
 import { readSql } from "./reads.js";
 import { runSql } from "./runs.js";
 import type { Snapshot } from "./snapshot.js";

@@ -5,8 +5,8 @@
  */
 import { hostname } from "node:os";
 import type { Awaitable, Clock, Logger } from "../sync/ports.js";
+import { type Ask, asking } from "./mirror/ask.js";
 import type { Dialect } from "./mirror/dialect.js";
-import { type Ask, asking } from "./mirror/unlisted.js";
 
 /** The lease every writer takes. */
 export const WRITER = "writer";

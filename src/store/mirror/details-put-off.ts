@@ -5,8 +5,8 @@
  * and no `missing_since`: that is reconcile's to judge.
  */
 import type { DetailsPutOff } from "../../sync/ports.js";
+import { type Ask, asking } from "./ask.js";
 import type { Dialect } from "./dialect.js";
-import { type Ask, asking } from "./unlisted.js";
 
 /** The statement putting off bookings a details pass did not find; answers how many it put off. */
 export function detailsPutOffSql(d: Dialect) {

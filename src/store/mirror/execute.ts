@@ -6,11 +6,11 @@
 import type Database from "better-sqlite3";
 import type { PageWrite, UpsertCounts } from "../../sync/ports.js";
 import type { Query } from "../postgres/sql.js";
+import type { Ask } from "./ask.js";
 import { POSTGRES, SQLITE } from "./dialect.js";
 import { toPageRows } from "./page-rows.js";
 import { pageSql, type StoredRow, type Writing } from "./page-sql.js";
 import type { Statement } from "./statements.js";
-import type { Ask } from "./unlisted.js";
 
 /** Statements on one SQLite connection, each prepared at its first use. */
 export type SqliteStatements = ReturnType<typeof sqliteStatements>;

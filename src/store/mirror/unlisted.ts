@@ -4,25 +4,10 @@
  */
 import type { UnlistedScope } from "../../sync/ports.js";
 import { SUMMARY_COLUMNS } from "../rows.js";
+import { type Ask, asking } from "./ask.js";
 import type { Dialect } from "./dialect.js";
 import { eventRow, summaryOf } from "./events.js";
-import { type Statement, Statements } from "./statements.js";
-
-/** A statement and how its rows make the answer. */
-export interface Ask<T> {
-  statement: Statement;
-  answer(rows: Array<Record<string, unknown>>): T;
-  /**
-   * The booking events its rows make, to write in the same transaction when the store records
-   * events (reconcile's marks: one `booking.missing` a booking marked).
-   */
-  events?: (rows: Array<Record<string, unknown>>) => Statement[];
-}
-
-/** The `Ask` of `sql` bound to `params`, its rows made the answer by `answer`. */
-export function asking<T>(sql: string, params: unknown[], answer: Ask<T>["answer"]): Ask<T> {
-  return { statement: { sql, params }, answer };
-}
+import { Statements } from "./statements.js";
 
 // What the pass judges: in scope, not marked yet, and known to the mirror before the pass began.
 const JUDGED = `missing_since IS NULL AND first_seen_at < ? AND created_at < ?
