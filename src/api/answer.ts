@@ -9,15 +9,20 @@ import { parseRetryAfter } from "./retry.js";
 /** What judging an answer needs from the client: its base URL, without a trailing slash, and its scrubber. */
 type AnswerCtx = Pick<ObserveCtx, "scrub"> & { base: string };
 
-/** Turns an HTTP answer into parsed JSON, or throws the ApiError it amounts to. */
-export function answer(ctx: AnswerCtx, endpoint: Endpoint, res: Response<Buffer>): unknown {
+/** Turns an HTTP answer into parsed JSON and the text it was parsed from, or throws the ApiError it amounts to. */
+export function answer(
+  ctx: AnswerCtx,
+  endpoint: Endpoint,
+  res: Response<Buffer>,
+): { json: unknown; body: string } {
   const status = res.statusCode;
   // A redirect that comes back here is one `sameOriginOnly` would not follow: to another origin.
   const redirect = refusedRedirect(res, new URL(ctx.base).origin);
   if (redirect) throw new ApiError(ctx.scrub(`${endpoint}: ${redirect}`), { status, retryable: false });
-  const parsed = readJson(res.body.toString("utf8"), res.headers["content-type"]);
+  const body = res.body.toString("utf8");
+  const parsed = readJson(body, res.headers["content-type"]);
   if (status >= 200 && status < 300) {
-    if (parsed.ok) return parsed.value;
+    if (parsed.ok) return { json: parsed.value, body };
     // A 200 that is not JSON comes from a proxy or a cut connection: worth another try.
     throw new ApiError(ctx.scrub(`${endpoint}: ${parsed.problem} (${statusLabel(status)})`), {
       status,

@@ -137,7 +137,7 @@ async function call<T>(
   endpoint: Endpoint,
   searchParams: Record<string, string>,
   signal: AbortSignal | undefined,
-  reader: (json: unknown) => Verdict<T>,
+  reader: (json: unknown, body: string) => Verdict<T>,
 ): Promise<T & { attempts: number }> {
   let started = 0;
   try {
@@ -148,7 +148,8 @@ async function call<T>(
           started = performance.now();
           return send(ctx, endpoint, searchParams, signal);
         }, signal);
-        const verdict = reader(answer(ctx, endpoint, res));
+        const { json, body } = answer(ctx, endpoint, res);
+        const verdict = reader(json, body);
         const { statusCode: status } = res;
         if (!verdict.ok)
           throw new ApiError(ctx.scrub(`${endpoint}: ${verdict.problem}`), { status, retryable: true });

@@ -3,6 +3,7 @@ import { STATUS_CODES } from "node:http";
 import type { z } from "zod";
 import type { Checked, FeedPage, ListPage } from "../sync/ports.js";
 import { boundRecord, OversizedRecord, oversizedRecord } from "./bounds.js";
+import { type RecordText, recordTexts } from "./record-texts.js";
 import {
   describeIssues,
   errorEnvelopeSchema,
@@ -98,10 +99,13 @@ export function problemText(problems: readonly string[]): string {
 export function checkRecord<T extends { _id: string; createdAt: string }>(
   schema: z.ZodType<T>,
   received: unknown,
+  served?: RecordText,
 ): Checked<T> {
   // Only the client makes a stand-in: a source record of the same shape is an ordinary record.
   const standIn = received instanceof OversizedRecord ? oversizedRecord(received.own, received.bytes) : null;
-  const { value: raw, problems } = standIn ?? boundRecord(received);
+  const { value: raw, problems, keys } = standIn ?? boundRecord(received);
+  // The text as served, unless bounds replaced part of the record or the text repeats a key.
+  const text = served !== undefined && keys === served.keys ? { text: served.text } : {};
   const id = field(raw, "_id");
   const time = readSourceTime(field(raw, "createdAt"));
   const badId =
@@ -114,9 +118,18 @@ export function checkRecord<T extends { _id: string; createdAt: string }>(
   if (time === null) {
     problems.unshift(`createdAt ${whyNotSourceTime(field(raw, "createdAt"))}`);
     const reason = problemText(problems);
-    return { ok: false, id: id as string, createdAt: null, reason, raw, booking: record };
+    return { ok: false, id: id as string, createdAt: null, reason, raw, ...text, booking: record };
   }
-  return { ok: true, id: id as string, createdAt: time.createdAt, at: time.instant, record, raw, problems };
+  return {
+    ok: true,
+    id: id as string,
+    createdAt: time.createdAt,
+    at: time.instant,
+    record,
+    raw,
+    ...text,
+    problems,
+  };
 }
 
 /**
@@ -200,21 +213,32 @@ export function isOversizedRaw(raw: unknown): raw is { head: string; bytes: numb
   return typeof r.head === "string" && typeof r.bytes === "number" && Object.keys(r).length === 2;
 }
 
-/** A fetch-recent-bookings answer, records checked one by one (`nextCursor` is not read). */
-export function parseFeed(json: unknown): Verdict<Omit<FeedPage, "attempts">> {
+/** The records' texts in `body`, when they are there for each of `records`. */
+function textsOf(body: string | undefined, path: readonly string[], records: readonly unknown[]) {
+  const texts = body === undefined ? undefined : recordTexts(body, path);
+  return texts?.length === records.length ? texts : undefined;
+}
+
+/**
+ * A fetch-recent-bookings answer, records checked one by one (`nextCursor` is not read); with the
+ * `body` it was parsed from, each record keeps its text as served.
+ */
+export function parseFeed(json: unknown, body?: string): Verdict<Omit<FeedPage, "attempts">> {
   const envelope = feedEnvelopeSchema.safeParse(json);
   if (!envelope.success) return badShape(envelope.error);
   const { bookings, hasMore } = envelope.data.data;
-  const records = bookings.map((raw) => checkRecord(summaryBookingSchema, raw));
+  const texts = textsOf(body, ["data", "bookings"], bookings);
+  const records = bookings.map((raw, i) => checkRecord(summaryBookingSchema, raw, texts?.[i]));
   return { ok: true, page: { records, hasMore } };
 }
 
-/** A list-bookings answer, records checked one by one. */
-export function parseList(json: unknown): Verdict<Omit<ListPage, "attempts">> {
+/** A list-bookings answer, records checked one by one, as `parseFeed`. */
+export function parseList(json: unknown, body?: string): Verdict<Omit<ListPage, "attempts">> {
   const envelope = listEnvelopeSchema.safeParse(json);
   if (!envelope.success) return badShape(envelope.error);
   const { page, pageSize, total, totalPages } = envelope.data.pagination;
-  const records = envelope.data.data.map((raw) => checkRecord(fullBookingSchema, raw));
+  const texts = textsOf(body, ["data"], envelope.data.data);
+  const records = envelope.data.data.map((raw, i) => checkRecord(fullBookingSchema, raw, texts?.[i]));
   return { ok: true, page: { records, page, pageSize, total, totalPages } };
 }
 

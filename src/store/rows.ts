@@ -129,6 +129,8 @@ export interface KeyedBooking<T> {
   createdAt: string | null;
   record: T;
   raw: unknown;
+  /** `raw` as served, when the client kept its text. */
+  text?: string | undefined;
   problems: string | null;
 }
 
@@ -146,7 +148,14 @@ export function keyedBookings<T>(
   );
   for (const r of rejects)
     if (r.booking !== undefined && r.id !== null)
-      out.push({ id: r.id, createdAt: null, record: r.booking as T, raw: r.raw, problems: r.reason });
+      out.push({
+        id: r.id,
+        createdAt: null,
+        record: r.booking as T,
+        raw: r.raw,
+        text: r.text,
+        problems: r.reason,
+      });
   return out;
 }
 

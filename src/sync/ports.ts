@@ -23,6 +23,8 @@ export type Checked<T> =
       record: T;
       /** The record as received, every field kept, values past a bound replaced by markers (api/bounds.ts). */
       raw: unknown;
+      /** `raw`'s JSON text as the source served it, when the client kept it: what the mirror stores. */
+      text?: string;
       /** What was wrong with it, one line a field; empty for almost every record. */
       problems: readonly string[];
     }
@@ -35,6 +37,8 @@ export type Checked<T> =
       reason: string;
       /** The record as received, bounded as for `ok` records. */
       raw: unknown;
+      /** As for `ok` records. */
+      text?: string;
       /** Set when the record is still a booking (a usable `_id`): what its typed columns read. */
       booking?: T | undefined;
     };

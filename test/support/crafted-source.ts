@@ -20,9 +20,14 @@ export interface CraftedSource {
   close(): Promise<void>;
 }
 
-/** Record text, with `DEEP` written as the deep nesting it stands for. */
-function text(record: object): string {
-  const json = JSON.stringify(record);
+/** A string value a crafted record may hold, written in its place as `text`, verbatim. */
+export const verbatim = (text: string) => `@@verbatim:${text}@@`;
+
+/** Record text as the source serves it, with `DEEP` and `verbatim` values written as they stand for. */
+export function recordText(record: object): string {
+  const json = JSON.stringify(record).replace(/"@@verbatim:((?:[^"\\]|\\.)*)@@"/g, (_, escaped: string) =>
+    JSON.parse(`"${escaped}"`),
+  );
   return json.includes(`"${DEEP}"`) ? json.replace(`"${DEEP}"`, "[".repeat(DEPTH) + "]".repeat(DEPTH)) : json;
 }
 
@@ -63,7 +68,7 @@ export async function startCraftedSource(options: {
       const hasMore = older.length > page.length;
       const last = page.at(-1);
       const nextCursor = hasMore && last ? JSON.stringify(formatTime(last.trueUs, "ms")) : "null";
-      body = `{"success":true,"status":200,"message":"ok","data":{"bookings":[${page.map((b) => text(b.summary)).join(",")}],"nextCursor":${nextCursor},"hasMore":${hasMore}}}`;
+      body = `{"success":true,"status":200,"message":"ok","data":{"bookings":[${page.map((b) => recordText(b.summary)).join(",")}],"nextCursor":${nextCursor},"hasMore":${hasMore}}}`;
     } else if (url.pathname.endsWith("/list-bookings")) {
       const size = q("pageSize", 10);
       const pageNo = q("page", 1);
@@ -74,7 +79,7 @@ export async function startCraftedSource(options: {
         pageSize: size,
         totalPages: Math.ceil(bookings.length / size),
       };
-      body = `{"success":true,"status":200,"message":"ok","data":[${page.map((b) => text(b.full)).join(",")}],"pagination":${JSON.stringify(pagination)}}`;
+      body = `{"success":true,"status":200,"message":"ok","data":[${page.map((b) => recordText(b.full)).join(",")}],"pagination":${JSON.stringify(pagination)}}`;
     } else {
       res.writeHead(404).end();
       return;

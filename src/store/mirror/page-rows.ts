@@ -38,7 +38,7 @@ function values<T>(b: KeyedBooking<T>, type: Param, push: (out: Param[]) => void
   if (personal) {
     personal.protectColumns(row, FIRST);
     row.push(personal.recordJson(b.raw));
-  } else row.push(JSON.stringify(b.raw));
+  } else row.push(b.text ?? JSON.stringify(b.raw));
   row.push(b.problems);
   return row;
 }
