@@ -126,6 +126,19 @@ describe("a record keeps its text as served", () => {
     expect(bounded).not.toHaveProperty("text");
   });
 
+  it("not when white space or escapes make the text larger than a record the bounds let through", () => {
+    const padded = `{"_id":"b1",${" ".repeat(400_000)}"createdAt":"2026-11-28T00:00:00.000Z"}`;
+    const escaped = JSON.stringify({ ...booking, branchName: "a".repeat(60_000) }).replace(
+      /a{60000}/,
+      "\\u0061".repeat(60_000),
+    );
+    for (const text of [padded, escaped]) {
+      const checked = checkRecord(fullBookingSchema, JSON.parse(text), served(text));
+      expect(checked).toMatchObject({ ok: true, id: "b1" });
+      expect(checked).not.toHaveProperty("text");
+    }
+  });
+
   it("through both endpoints' pages, given the body they were parsed from", () => {
     const feed = `{"success":true,"data":{"bookings":[${JSON.stringify(booking)}],"nextCursor":null,"hasMore":false}}`;
     const list = `{"success":true,"data":[ ${JSON.stringify(booking)} ],"pagination":{"total":1,"page":1,"pageSize":10,"totalPages":1}}`;

@@ -8,6 +8,8 @@
  * keys to the records' array as `JSON.parse` reads them (the last of a repeated key wins), and counts
  * the keys in each element: the caller compares that with the parsed record's, so a record that
  * repeats a key, whose text says two things where its parsed form says one, is never stored as text.
+ * A text is a slice of the body, which stays in memory as long as any record of its page does: until
+ * the page is written.
  */
 
 const QUOTE = 34;

@@ -2,7 +2,7 @@
 import { STATUS_CODES } from "node:http";
 import type { z } from "zod";
 import type { Checked, FeedPage, ListPage } from "../sync/ports.js";
-import { boundRecord, OversizedRecord, oversizedRecord } from "./bounds.js";
+import { boundRecord, MAX_RECORD_BYTES, OversizedRecord, oversizedRecord } from "./bounds.js";
 import { type RecordText, recordTexts } from "./record-texts.js";
 import {
   describeIssues,
@@ -104,8 +104,7 @@ export function checkRecord<T extends { _id: string; createdAt: string }>(
   // Only the client makes a stand-in: a source record of the same shape is an ordinary record.
   const standIn = received instanceof OversizedRecord ? oversizedRecord(received.own, received.bytes) : null;
   const { value: raw, problems, keys } = standIn ?? boundRecord(received);
-  // The text as served, unless bounds replaced part of the record or the text repeats a key.
-  const text = served !== undefined && keys === served.keys ? { text: served.text } : {};
+  const text = servedText(served, keys);
   const id = field(raw, "_id");
   const time = readSourceTime(field(raw, "createdAt"));
   const badId =
@@ -130,6 +129,16 @@ export function checkRecord<T extends { _id: string; createdAt: string }>(
     ...text,
     problems,
   };
+}
+
+/**
+ * The record's text as served, unless bounds replaced part of it, the text repeats a key (it would
+ * say two things where the parsed record says one), or it is larger than a record the bounds let
+ * through (white space or escapes can make a small record's text any size the body cap allows).
+ */
+function servedText(served: RecordText | undefined, keys: number | undefined): { text?: string } {
+  if (served === undefined || keys !== served.keys || served.text.length * 3 > MAX_RECORD_BYTES) return {};
+  return { text: served.text };
 }
 
 /**
