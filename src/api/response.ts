@@ -134,10 +134,10 @@ export function checkRecord<T extends { _id: string; createdAt: string }>(
 /**
  * The record's text as served, unless bounds replaced part of it, the text repeats a key (it would
  * say two things where the parsed record says one), or it is larger than a record the bounds let
- * through (white space or escapes can make a small record's text any size the body cap allows).
+ * through.
  */
 function servedText(served: RecordText | undefined, keys: number | undefined): { text?: string } {
-  if (served === undefined || keys !== served.keys || served.text.length * 3 > MAX_RECORD_BYTES) return {};
+  if (served === undefined || keys !== served.keys || !fitsRecord(served.text)) return {};
   return { text: served.text };
 }
 
@@ -222,11 +222,21 @@ export function isOversizedRaw(raw: unknown): raw is { head: string; bytes: numb
   return typeof r.head === "string" && typeof r.bytes === "number" && Object.keys(r).length === 2;
 }
 
-/** The records' texts in `body`, when they are there for each of `records`. */
+/**
+ * The records' texts in `body`, when they are there for each of `records`. A text keeps the whole
+ * body in memory while its page is, so they are taken only when the ones stored are most of it:
+ * padding cannot make a page hold more than twice what it stores.
+ */
 function textsOf(body: string | undefined, path: readonly string[], records: readonly unknown[]) {
   const texts = body === undefined ? undefined : recordTexts(body, path);
-  return texts?.length === records.length ? texts : undefined;
+  if (body === undefined || texts?.length !== records.length) return undefined;
+  let stored = 0;
+  for (const { text } of texts) if (fitsRecord(text)) stored += text.length;
+  return stored * 2 >= body.length ? texts : undefined;
 }
+
+/** Whether a text is no larger than a record the bounds let through (white space or escapes can make it any size). */
+const fitsRecord = (text: string) => text.length * 3 <= MAX_RECORD_BYTES;
 
 /**
  * A fetch-recent-bookings answer, records checked one by one (`nextCursor` is not read); with the
