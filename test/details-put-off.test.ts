@@ -169,6 +169,34 @@ it("on a typed mirror, a booking the list shows as another type is not found the
   expect((await h.sync({ bookingType: "IN", details: true })).details?.end).toBe("idle");
 });
 
+it("a walk resumed where earlier pages gave no time puts nothing off: where it began is not known", async () => {
+  // The first run's list pages carry no readable time, so the walk it leaves has no position in time.
+  let undated = false;
+  const wrapApi = (api: PartnerApi): PartnerApi => ({
+    ...api,
+    async listBookings(query, signal) {
+      const page = await api.listBookings(query, signal);
+      if (!undated || query.pageSize === 1) return page;
+      return { ...page, records: page.records.map((r) => ({ ...r, createdAt: null }) as typeof r) };
+    },
+  });
+  h = await harness({ bookings: 1500, wrapApi });
+  await h.sync();
+  h.sim.remove(100);
+  undated = true;
+  expect((await h.sync({ details: true, detailsMaxPages: 5 })).details?.end).toBe("limit");
+  undated = false;
+  const resumed = await h.sync({ details: true, detailsMaxPages: 100 });
+  expect(resumed.details).toMatchObject({ resumed: true, found: 999, missed: 0 });
+  expect(putOff(h)).toEqual([]);
+  // The next walk starts from the top: it knows what it read, and puts the deleted booking off.
+  expect((await h.sync({ details: true, detailsMaxPages: 100 })).details).toMatchObject({
+    resumed: false,
+    missed: 1,
+  });
+  expect(putOff(h)).toEqual(["1:1m"]);
+});
+
 describe("putOffMs", () => {
   const minute = 60_000;
   const week = 7 * 24 * 60 * minute;
