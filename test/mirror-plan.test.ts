@@ -35,6 +35,7 @@ function summary(p: Plan<Param[]>) {
     writes: p.writes.map((r) => `${r[0]}=${r.at(-2)}`),
     replaced: p.replaced,
     touched: p.touched,
+    respelled: p.respelled.map(([id, json]) => `${id}=${json}`),
     changes: p.changes.map(([id, field, old, now]) => `${id}.${field}: ${old} -> ${now}`),
     counts: `${p.counts.inserted}i ${p.counts.updated}u ${p.counts.unchanged}n`,
   };
@@ -48,7 +49,7 @@ interface Case {
   want: ReturnType<typeof summary>;
 }
 
-const none = { writes: [], replaced: [], touched: [], changes: [] };
+const none = { writes: [], replaced: [], touched: [], respelled: [], changes: [] };
 
 const cases: Case[] = [
   {
@@ -65,11 +66,25 @@ const cases: Case[] = [
     want: { ...none, counts: "0i 0u 1n" },
   },
   {
-    name: "the same record in another layout is unchanged",
+    name: "the same record in another spelling is unchanged: its text alone is stored",
     view: FEED,
     rows: [row(FEED, "a", {}, '{"v":1,"w":"x"}')],
     before: [stored("a", { json: '{ "v": 1, "w": "\\u0078" }' })],
-    want: { ...none, counts: "0i 0u 1n" },
+    want: { ...none, respelled: ['a={"v":1,"w":"x"}'], counts: "0i 0u 1n" },
+  },
+  {
+    name: "a stale copy in another spelling is not stored",
+    view: LIST,
+    rows: [row(LIST, "a", { remote_updated_at: "2026-01-01T00:00:00.000Z" }, '{"v":1.0}')],
+    before: [stored("a", { json: '{"v":1}', remote_updated_at: "2026-02-01T00:00:00.000Z" })],
+    want: { ...none, touched: ["a"], counts: "0i 0u 1n" },
+  },
+  {
+    name: "a respelt copy the page then changes is written, not respelt",
+    view: FEED,
+    rows: [row(FEED, "a", {}, '{"v": 1}'), row(FEED, "a", {}, '{"v":2}')],
+    before: [stored("a", { json: '{"v":1}' })],
+    want: { ...none, writes: ['a={"v":2}'], replaced: ["a"], counts: "0i 1u 1n" },
   },
   {
     name: "an unchanged summary from a typed stream teaches its type: touched",

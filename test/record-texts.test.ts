@@ -153,6 +153,15 @@ describe("a record keeps its text as served", () => {
     }
   });
 
+  it("not when the texts kept are under half the body, whatever made the rest not kept", () => {
+    // Records padded with a key given twice: their texts are not kept, and must not count as kept.
+    const padded = (k: number) =>
+      `{"_id":"p${k}","createdAt":"2026-11-28T00:00:00.000Z","pad":"${"x".repeat(100_000)}","pad":1}`;
+    const body = `{"success":true,"data":[${JSON.stringify(booking)},${[1, 2, 3].map(padded).join(",")}],"pagination":{"total":4,"page":1,"pageSize":10,"totalPages":1}}`;
+    const page = parseList(JSON.parse(body), body);
+    expect(page.ok && page.page.records.map((r) => "text" in r)).toEqual([false, false, false, false]);
+  });
+
   it("through both endpoints' pages, given the body they were parsed from", () => {
     // A record of a real one's size: the envelope is a small part of the body.
     const record = { ...booking, branchName: "Bodija Branch ".repeat(40) };

@@ -75,6 +75,25 @@ describeBackends("records stored as served", (backend) => {
       expect(repeats.detail_json).toBe(JSON.stringify(parsed));
       expect(JSON.parse(repeats.detail_json).paid).toBe(true);
       expect(repeats.paid).toBe(1);
+
+      // Served again, the same values spelt otherwise: the text follows, and nothing changed.
+      const respelt = source.bookings[3] as CraftedSource["bookings"][number];
+      Object.assign(respelt.summary, { weight: verbatim("1.2345678901234567890125e19") });
+      const times = "SELECT summary_synced_at AS at FROM bookings WHERE id = $1";
+      const [before] = await sql.query<{ at: string }>(times, [respelt.id]);
+      const history = "SELECT count(*) AS n FROM booking_changes";
+      const [changesBefore] = await sql.query<{ n: number }>(history);
+      const again = await runCliInProcess(["sync"], env);
+      expect(again.code, again.stderr.slice(-2000)).toBe(0);
+      expect(again.stdout).toMatch(/ 0 new, 0 updated, /);
+      const [after] = await sql.query<{ summary_json: string; at: string }>(
+        "SELECT summary_json, summary_synced_at AS at FROM bookings WHERE id = $1",
+        [respelt.id],
+      );
+      expect(after?.summary_json).toBe(recordText(respelt.summary));
+      expect(after?.at).toBe(before?.at);
+      const [changesAfter] = await sql.query<{ n: number }>(history);
+      expect(changesAfter?.n).toBe(changesBefore?.n);
     } finally {
       await sql.close();
     }

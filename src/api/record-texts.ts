@@ -49,12 +49,11 @@ function stringEnd(body: string, open: number): number {
   }
 }
 
-/** Keys counted by the last `valueEnd`: outside strings, each colon of valid JSON follows one key. */
-let keysCounted = 0;
-
-/** Index just past the value that starts at `i`; -1 if the body ends first. Counts its keys. */
-function valueEnd(body: string, i: number): number {
-  keysCounted = 0;
+/**
+ * Index just past the value that starts at `i`; -1 if the body ends first. Adds the object keys in it
+ * to `seen.keys`: outside strings, each colon of valid JSON follows one key.
+ */
+function valueEnd(body: string, i: number, seen: { keys: number }): number {
   const first = body.charCodeAt(i);
   if (first === QUOTE) return stringEnd(body, i);
   const n = body.length;
@@ -80,7 +79,7 @@ function valueEnd(body: string, i: number): number {
     if (c === COLON) keys++;
     else if (c === OPEN_OBJECT || c === OPEN_ARRAY) depth++;
     else if ((c === CLOSE_OBJECT || c === CLOSE_ARRAY) && --depth === 0) {
-      keysCounted = keys;
+      seen.keys += keys;
       return k + 1;
     }
     k++;
@@ -105,9 +104,10 @@ function elements(body: string, open: number): Read {
   let k = skipSpace(body, open + 1);
   if (body.charCodeAt(k) === CLOSE_ARRAY) return { texts, end: k + 1 };
   for (;;) {
-    const end = valueEnd(body, k);
+    const seen = { keys: 0 };
+    const end = valueEnd(body, k, seen);
     if (end < 0) return undefined;
-    texts.push({ text: body.slice(k, end), keys: keysCounted });
+    texts.push({ text: body.slice(k, end), keys: seen.keys });
     k = skipSpace(body, end);
     const c = body.charCodeAt(k);
     if (c === CLOSE_ARRAY) return { texts, end: k + 1 };
@@ -140,7 +140,7 @@ function member(body: string, open: number, path: readonly string[], level: numb
     } else {
       // A later value of the key replaces the array an earlier one led to.
       if (matches) texts = undefined;
-      end = valueEnd(body, k);
+      end = valueEnd(body, k, { keys: 0 });
       if (end < 0) return undefined;
     }
     k = skipSpace(body, end);

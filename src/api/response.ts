@@ -222,21 +222,26 @@ export function isOversizedRaw(raw: unknown): raw is { head: string; bytes: numb
   return typeof r.head === "string" && typeof r.bytes === "number" && Object.keys(r).length === 2;
 }
 
-/**
- * The records' texts in `body`, when they are there for each of `records`. A text keeps the whole
- * body in memory while its page is, so they are taken only when the ones stored are most of it:
- * padding cannot make a page hold more than twice what it stores.
- */
+/** The records' texts in `body`, when they are there for each of `records`. */
 function textsOf(body: string | undefined, path: readonly string[], records: readonly unknown[]) {
   const texts = body === undefined ? undefined : recordTexts(body, path);
-  if (body === undefined || texts?.length !== records.length) return undefined;
-  let stored = 0;
-  for (const { text } of texts) if (fitsRecord(text)) stored += text.length;
-  return stored * 2 >= body.length ? texts : undefined;
+  return texts?.length === records.length ? texts : undefined;
 }
 
 /** Whether a text is no larger than a record the bounds let through (white space or escapes can make it any size). */
 const fitsRecord = (text: string) => text.length * 3 <= MAX_RECORD_BYTES;
+
+/**
+ * `records` as checked, their texts dropped unless the texts kept are at least half of `body`: a text
+ * keeps the whole body in memory while its page is, so padding cannot make a page hold more than
+ * twice what it stores.
+ */
+function heldTexts<R extends { text?: string }>(records: R[], body: string | undefined): R[] {
+  let kept = 0;
+  for (const r of records) kept += r.text?.length ?? 0;
+  if (body === undefined || kept === 0 || kept * 2 >= body.length) return records;
+  return records.map(({ text: _dropped, ...record }) => record as R);
+}
 
 /**
  * A fetch-recent-bookings answer, records checked one by one (`nextCursor` is not read); with the
@@ -247,7 +252,8 @@ export function parseFeed(json: unknown, body?: string): Verdict<Omit<FeedPage, 
   if (!envelope.success) return badShape(envelope.error);
   const { bookings, hasMore } = envelope.data.data;
   const texts = textsOf(body, ["data", "bookings"], bookings);
-  const records = bookings.map((raw, i) => checkRecord(summaryBookingSchema, raw, texts?.[i]));
+  const checked = bookings.map((raw, i) => checkRecord(summaryBookingSchema, raw, texts?.[i]));
+  const records = heldTexts(checked, body);
   return { ok: true, page: { records, hasMore } };
 }
 
@@ -257,7 +263,8 @@ export function parseList(json: unknown, body?: string): Verdict<Omit<ListPage, 
   if (!envelope.success) return badShape(envelope.error);
   const { page, pageSize, total, totalPages } = envelope.data.pagination;
   const texts = textsOf(body, ["data"], envelope.data.data);
-  const records = envelope.data.data.map((raw, i) => checkRecord(fullBookingSchema, raw, texts?.[i]));
+  const checked = envelope.data.data.map((raw, i) => checkRecord(fullBookingSchema, raw, texts?.[i]));
+  const records = heldTexts(checked, body);
   return { ok: true, page: { records, page, pageSize, total, totalPages } };
 }
 

@@ -69,14 +69,14 @@ const bookings = described(schema.bookings, {
     receiverCountryCode: both("The receiver's country code.", "receiver.addressDetails.countryCode"),
     summaryJson: {
       meaning:
-        "The feed's record, every field kept, as the source served it (as `JSON.stringify` writes it when the record repeats a key or a value passed a bound); NULL until the feed serves the booking.",
+        "The feed's record, every field kept, as the source served it, or as `JSON.stringify` writes it when that text cannot be kept (README, The mirror's schema); NULL until the feed serves the booking.",
       source: "The whole summary-view record",
     },
     firstSeenAt: worker(`When the worker first stored the booking (the page's read time), ${UTC}.`),
     summarySyncedAt: worker(`When the summary columns last changed, or the row was created, ${UTC}.`),
     detailJson: {
       meaning:
-        "The list's full record, every field kept, as the source served it (as `JSON.stringify` writes it when the record repeats a key or a value passed a bound); NULL until details are fetched.",
+        "The list's full record, every field kept, as the source served it, or as `JSON.stringify` writes it when that text cannot be kept (README, The mirror's schema); NULL until details are fetched.",
       source: "The whole full-view record",
     },
     detailSyncedAt: worker(

@@ -129,6 +129,7 @@ export function pageSql(d: Dialect) {
       const rows = plan.writes.map(values);
       const out = s.inserts(`upsert:${page.source}`, head, rows, { tail, suffix: sql.extraValues(page) });
       if (page.source === "list") out.push(...children(s, plan.writes as DetailRow[], plan.replaced));
+      out.push(...respell(s, view, plan.respelled));
       if (plan.touched.length > 0) {
         const touch = s.text(`touch:${page.source}`, () => sql.touch(d));
         out.push({ sql: touch, params: sql.touchValues(page, d.list(plan.touched)) });
@@ -141,6 +142,14 @@ export function pageSql(d: Dialect) {
       return [out, { ...plan.counts, rejected: page.rejects.length }];
     },
   };
+}
+
+/** The texts of records served again in another spelling, nothing else of their rows. */
+function respell(s: Statements, view: View, rows: ReadonlyArray<readonly [string, string]>): Statement[] {
+  const head = "WITH served (booking_id, served_json) AS (";
+  const tail = `) UPDATE bookings SET ${view.jsonColumn} = served.served_json FROM served
+    WHERE bookings.id = served.booking_id`;
+  return s.inserts(`respell:${view.jsonColumn}`, head, rows, { tail });
 }
 
 /** Packages and items of the written bookings, replacing those of the ones stored before. */

@@ -93,6 +93,7 @@ export function planPage<R>(
   const known = new Map(stored);
   const writes = new Map<string, R>();
   const touched = new Set<string>();
+  const respelled = new Map<string, string>();
   const changes: Change[] = [];
   const events: EventRow[] = [];
   const counts: UpsertCounts = { inserted: 0, updated: 0, unchanged: 0, rejected: 0 };
@@ -112,10 +113,14 @@ export function planPage<R>(
       events.push(eventRow(kind, id, at, summaryOf(type ?? before?.bookingType, value), changed));
     };
     if (before?.missingSince) event("booking.back");
-    if (before && (older || sameRecordJson(before.json, json))) {
+    if (before && (older || before.json === json || sameRecordJson(before.json, json))) {
       counts.unchanged++;
+      // The same record spelt otherwise (or as an earlier release stored it): its text follows the source's.
+      const respell = !older && before.json !== json;
+      if (respell) respelled.set(id, json);
       if (view.touches(before, type)) touched.add(id);
-      known.set(id, { ...before, missingSince: null, bookingType: type ?? before.bookingType });
+      const kept = respell ? json : before.json;
+      known.set(id, { ...before, json: kept, missingSince: null, bookingType: type ?? before.bookingType });
       continue;
     }
     const clean = values[jsonAt + 1] === null;
@@ -137,6 +142,8 @@ export function planPage<R>(
     replaced: [...writes.keys()].filter((id) => stored.has(id)),
     /** Ids stored, served unchanged (or stale) and not written: marks to refresh. */
     touched: [...touched].filter((id) => !writes.has(id)),
+    /** Ids and texts of records served unchanged in another spelling and not written: the text alone is stored. */
+    respelled: [...respelled].filter(([id]) => !writes.has(id)),
     changes,
     /** The events stream's rows, from the same comparison as `changes`. */
     events,
