@@ -192,7 +192,7 @@ describe("metrics", () => {
     ).toBeUndefined();
   });
 
-  it("reports drift, repairs, skipped ticks, and keeps registries apart", async () => {
+  it("reports drift, repairs, details not found, skipped ticks, and keeps registries apart", async () => {
     const a = createMetrics({ processMetrics: false });
     const b = createMetrics({ processMetrics: false });
     a.recordDrift({ sourceTotal: 1000, localTotal: 990 });
@@ -200,7 +200,10 @@ describe("metrics", () => {
     a.recordSkippedTick();
     a.recordRepair({ gaps: 2, repaired: 37 });
     a.recordRepair({ gaps: 0, repaired: 0 });
+    a.recordDetails({ missed: 4 });
+    a.recordDetails({ missed: 1 });
     const fa = await scrape(a);
+    expect(sampleValue(fa, "booking_sync_details_not_found_total")).toBe(5);
     expect(sampleValue(fa, "booking_sync_gaps_found_total")).toBe(2);
     expect(sampleValue(fa, "booking_sync_bookings_repaired_total")).toBe(37);
     expect(sampleValue(fa, "booking_sync_drift_bookings")).toBe(10);

@@ -178,6 +178,18 @@ describe("booking-sync run", () => {
     expect(runs(h.dbPath)).toHaveLength(4);
   });
 
+  it("/metrics counts the bookings a details pass read past without finding", async () => {
+    h = await harness({ bookings: 120, pageSize: 50 });
+    await h.sync();
+    // Deleted at the source before its details were read.
+    h.sim.remove(30);
+    const { d, url } = await daemon({ SYNC_SCHEDULE: NEVER });
+    await d.waitForLog(finished(), "the start-up sync");
+    const m = parsePrometheusText((await http(`${url}/metrics`)).text);
+    expect(sampleValue(m, "booking_sync_details_not_found_total")).toBe(1);
+    expect((await terminate(d)).code).toBe(0);
+  });
+
   it("SIGTERM mid-sync exits 0 within seconds; the next start completes the mirror (also with HTTP off)", async () => {
     h = await harness({ bookings: 3000, pageSize: 10, latencyMs: 5 });
     const { d } = await daemon({ SYNC_SCHEDULE: NEVER });

@@ -38,7 +38,12 @@ describe("the runner on standby", () => {
     const runner = createRunner({
       app: app as App,
       health: { recordSuccess: () => {}, recordFailure: () => {} },
-      metrics: { recordRun: () => {}, recordDrift: () => {}, recordRepair: () => {} },
+      metrics: {
+        recordRun: () => {},
+        recordDrift: () => {},
+        recordRepair: () => {},
+        recordDetails: () => {},
+      },
       sync: {} as SyncOptions,
       reconcilePageSize: 100,
       maxAuthRejects: 3,

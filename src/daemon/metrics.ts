@@ -76,6 +76,10 @@ export function createMetrics(options: MetricsOptions = {}) {
       m.gapsFound.inc(repair.gaps);
       m.repaired.inc(repair.repaired);
     },
+    /** What a details pass read past without finding. */
+    recordDetails(details: { missed: number }): void {
+      m.detailsNotFound.inc(details.missed);
+    },
   };
 }
 
@@ -160,6 +164,10 @@ function defineMetrics(registry: Registry, lags: () => Promise<Record<string, nu
       "Gaps the repair found by position in the mirror: bookings a pass had missed.",
     ),
     repaired: counter("bookings_repaired_total", "Bookings the repair stored to fill those gaps."),
+    detailsNotFound: counter(
+      "details_not_found_total",
+      "Bookings a details pass read list-bookings past without finding (deleted at the source?), each put off before it is sought again.",
+    ),
   };
 }
 

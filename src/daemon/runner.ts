@@ -16,7 +16,7 @@ import type { RunReason } from "./scheduler.js";
 export interface RunnerOptions {
   app: App;
   health: Pick<Health, "recordSuccess" | "recordFailure">;
-  metrics: Pick<Metrics, "recordRun" | "recordDrift" | "recordRepair">;
+  metrics: Pick<Metrics, "recordRun" | "recordDrift" | "recordRepair" | "recordDetails">;
   /** What every sync run does (the `sync` command's options, details included). */
   sync: SyncOptions;
   /** Bookings per list-bookings request of a reconcile run, 1–100. */
@@ -120,6 +120,7 @@ export function createRunner(options: RunnerOptions) {
     metrics.recordRun(report, "sync");
     if (report.drift) metrics.recordDrift(report.drift);
     if (report.repair) metrics.recordRepair(report.repair);
+    if (report.details) metrics.recordDetails(report.details);
     const at = new Date(report.finishedAt);
     if (report.status === "success") {
       health.recordSuccess(at);
