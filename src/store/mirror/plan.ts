@@ -113,7 +113,7 @@ export function planPage<R>(
       events.push(eventRow(kind, id, at, summaryOf(type ?? before?.bookingType, value), changed));
     };
     if (before?.missingSince) event("booking.back");
-    if (before && (older || before.json === json || sameRecordJson(before.json, json))) {
+    if (before && (older || sameRecordJson(before.json, json))) {
       counts.unchanged++;
       // The same record spelt otherwise (or as an earlier release stored it): its text follows the source's.
       const respell = !older && before.json !== json;
