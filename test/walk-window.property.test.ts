@@ -1,7 +1,8 @@
 /**
  * The window's floor rule by properties: bookings misdated into the past never end a walk while a
- * booking after them on the page is in its place, nor fewer than five at a page's end, and a page
- * that ends in a run below the floor does. Seeded (FC_SEED to vary); fast-check prints the seed and
+ * booking after them on the page is in its place, nor fewer than five at a page's end, nor any
+ * number the mirror lacks where it is complete below the floor; a page that ends in a run below the
+ * floor does. Seeded (FC_SEED to vary); fast-check prints the seed and
  * the shrunk case on failure.
  */
 import fc from "fast-check";
@@ -37,6 +38,27 @@ describe("nextStep at the floor, by properties", () => {
             hasMore: true,
           });
           expect(step).not.toEqual({ kind: "done", reason: "floor" });
+        },
+      ),
+      { seed: SEED },
+    );
+  });
+
+  it("where the mirror is complete below the floor, never ends the walk on a run holding a booking it lacks, however long", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 20, max: 59 })),
+        fc.array(fc.integer({ min: 1, max: 9 }), { minLength: 1, maxLength: 40 }),
+        fc.nat(),
+        (top, bottom, pick) => {
+          const records = page(...desc(top), ...desc(bottom));
+          const limit = records.length;
+          // Every record below the floor is held but one: new, and dated into the past.
+          const below = records.slice(top.length);
+          const lacked = below[pick % below.length]?.id;
+          const held = new Set(below.map((b) => b.id).filter((id) => id !== lacked));
+          const facts = { ...base, floor, limit, records, count: limit, hasMore: true, held };
+          expect(nextStep(facts)).not.toEqual({ kind: "done", reason: "floor" });
         },
       ),
       { seed: SEED },

@@ -179,6 +179,29 @@ describe("nextStep", () => {
       { kind: "done", reason: "floor" },
     ],
     [
+      "a run of five below a floor the mirror is complete below ends the walk when the mirror holds each",
+      full(page(12, 11, 10, 9, 8, 5, 4, 3, 2, 1), {
+        floor: T(6),
+        limit: 10,
+        held: new Set(["b5-5", "b6-4", "b7-3", "b8-2", "b9-1"]),
+      }),
+      { kind: "done", reason: "floor" },
+    ],
+    [
+      "the same run with a booking the mirror lacks is read past: dated into the past, or created late",
+      full(page(12, 11, 10, 9, 8, 5, 4, 3, 2, 1), {
+        floor: T(6),
+        limit: 10,
+        held: new Set(["b5-5", "b6-4", "b7-3", "b8-2"]),
+      }),
+      {
+        kind: "next",
+        upTo: T(1),
+        anchor: { at: T(1), ids: ["b9-1"] },
+        fallback: { at: T(2), ids: ["b8-2"] },
+      },
+    ],
+    [
       "a page wholly below the floor, in order, ends it",
       full(page(4, 3, 2, 1, 1), { floor: T(6), limit: 5 }),
       { kind: "done", reason: "floor" },

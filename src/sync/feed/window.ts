@@ -39,6 +39,13 @@ export interface PageFacts {
   hasMore: boolean;
   /** The walk stops once a page reaches below this instant; null walks to the end. */
   floor: string | null;
+  /**
+   * Where the mirror holds every booking below the floor (an everyday walk's floor, under its old
+   * checkpoint): the ids of the page's run below the floor (`floorRun`) the mirror holds. Only a run
+   * it holds whole ends the walk; a booking it lacks is one dated into the past, or created late
+   * with an older time, and the walk reads on. Undefined where nothing vouches (a slice's bound).
+   */
+  held?: ReadonlySet<string> | undefined;
   /** This page answers a request asked again because the first answer made no sense; default false. */
   again?: boolean | undefined;
   /**
@@ -106,7 +113,8 @@ export function nextStep(f: PageFacts): Step {
   const last = records[records.length - 1] as Timed;
   const beforeLast = records[records.length - 2];
   const end = beforeLast !== undefined && beforeLast.at < last.at ? beforeLast.at : last.at;
-  if (f.floor !== null && belowFloor(records, f.floor, f.limit)) return { kind: "done", reason: "floor" };
+  if (f.floor !== null && endsAtFloor(records, f.floor, f.limit, f.held))
+    return { kind: "done", reason: "floor" };
   // A short page is asked past once (a server that caps the page size and says `hasMore: false`
   // would otherwise end every walk), so the walk ends on a short page that brings nothing older.
   // Unless the page before was as short: then it is a capping server's page, which may have cut a
@@ -160,19 +168,34 @@ function confirms(records: readonly Timed[], rejectIds: readonly string[], ancho
 const FLOOR_RUN = 5;
 
 /**
- * Whether the page ends the walk at its floor: it ends in a run of records below the floor, in
- * order, `FLOOR_RUN` long (on a page of fewer, all but one). A booking misdated into the past sits
- * among newer ones, so a record above the floor follows it; at a page's end a shorter run is read
- * past, and the next page shows what follows it.
+ * The records a page ends in below the floor, in order. Read from the page's end, a record at or
+ * above the floor, or one older than the record after it, ends the run: a booking misdated into
+ * the past sits among newer ones.
  */
-function belowFloor(records: readonly Timed[], floor: string, limit: number): boolean {
-  let run = 0;
-  for (let i = records.length - 1; i >= 0; i--) {
-    const t = (records[i] as Timed).at;
-    if (t >= floor || (i + 1 < records.length && t < (records[i + 1] as Timed).at)) break;
-    run++;
+export function floorRun(records: readonly Timed[], floor: string): Timed[] {
+  let i = records.length;
+  while (i > 0) {
+    const t = (records[i - 1] as Timed).at;
+    if (t >= floor || (i < records.length && t < (records[i] as Timed).at)) break;
+    i--;
   }
-  return run >= Math.max(2, Math.min(FLOOR_RUN, limit - 1));
+  return records.slice(i);
+}
+
+/**
+ * Whether the page ends the walk at its floor: its `floorRun` is `FLOOR_RUN` long (on a page of
+ * fewer, all but one), and, where `held` is known, the mirror holds each of its bookings. At a
+ * page's end a shorter run is read past, and the next page shows what follows it.
+ */
+export function endsAtFloor(
+  records: readonly Timed[],
+  floor: string,
+  limit: number,
+  held?: ReadonlySet<string>,
+): boolean {
+  const run = floorRun(records, floor);
+  if (run.length < Math.max(2, Math.min(FLOOR_RUN, limit - 1))) return false;
+  return held === undefined || run.every((r) => held.has(r.id));
 }
 
 /** The page's next time up from `end` (below `upTo`): where to fall back to. */

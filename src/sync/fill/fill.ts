@@ -56,8 +56,10 @@ export async function runFill(
           return save(page, { ...stream, checkpoint }, progress.upTo);
         },
       );
+  // The lowest slice walks down to the fill's floor, which the mirror is complete below.
+  const walking = { ...walk, storedBelow: state.floor };
   const walkOne = (slice: WalkProgress) =>
-    walkSlice(deps, walk, slice, totals, persist(slice.ceiling ?? null));
+    walkSlice(deps, walking, slice, totals, persist(slice.ceiling ?? null));
   await runPool([...state.slices].values(), run.concurrency, walkOne, deps.signal);
   if (state.details) await readDetailPages(filling, state.details);
 }
