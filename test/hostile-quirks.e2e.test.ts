@@ -173,8 +173,36 @@ describeBackends("a quirk the source repeats on every run", (backend) => {
     await expectComplete(w, r, "IN");
     expect(await lastRun(w)).toMatchObject({
       status: "success",
-      error: expect.stringMatching(/5 bookings the mirror lacks end a page below the walk's floor/),
+      error: expect.stringMatching(
+        /the mirror did not store before this walk began end a page below its floor/,
+      ),
     });
+  }, 120_000);
+
+  it("the same five after one new booking, on pages of six: every run fails, none exits 0 with them read as the floor", async () => {
+    // From the five's time the feed serves none of them, and from the booking above them the same page
+    // again, the five stored by then: the walk must neither take them for the floor nor go round.
+    const trueUsOf = secondsApart(Date.now() - 1_900_000);
+    const misdated = new Set<number>();
+    const env = { SYNC_PAGE_SIZE: "6", SYNC_BOOKING_TYPE: "IN", SYNC_DETAILS: "false" };
+    const w = await world(backend, { count: 100, trueUsOf, quirks: { misdated } }, env);
+    const first = await w.cli();
+    expect(first.code, tail(first)).toBe(0);
+    const checkpoint = await w.value("SELECT checkpoint FROM sync_state WHERE stream = 'feed:IN'");
+    w.server.data.add(60);
+    const typed = w.server.data.newestFirst().filter((b) => b.full.type === "IN");
+    for (const b of typed.slice(1, 6)) misdated.add(b.index);
+    for (const when of ["first", "again"]) {
+      const r = await w.cli();
+      expect(r.code, `${when}\n${tail(r)}`).toBe(1);
+      expect(r.stderr, when).toMatch(/the feed served again, from the booking above them, the bookings at/);
+      const now = await w.value("SELECT checkpoint FROM sync_state WHERE stream = 'feed:IN'");
+      expect(now, when).toBe(checkpoint);
+    }
+    misdated.clear(); // the source heals: the next run reads every booking
+    const r = await w.cli();
+    expect(r.code, tail(r)).toBe(0);
+    await expectComplete(w, r, "IN");
   }, 120_000);
 
   it("bookings the list misdates into the past, one ending a page: the details pass reads past them to every new booking", async () => {

@@ -334,6 +334,31 @@ describeBackends("mirror contract", (backend) => {
     expect(await mirror.countBookings({ excludeMissing: true })).toBe(3);
   });
 
+  it("storedBefore names the ids first stored before a time, marked missing or not, served again or not", async () => {
+    const { mirror } = await fresh();
+    await mirror.save(
+      feedBatch(
+        [1, 2].map((i) => okSummary(summaryRaw(i))),
+        T1,
+      ),
+    );
+    // Served again later (a feed and a list page): still first stored at T1.
+    await mirror.save(
+      feedBatch(
+        [2, 3].map((i) => okSummary(summaryRaw(i))),
+        T2,
+      ),
+    );
+    await mirror.save(listBatch([okFull(fullRaw(1)), okFull(fullRaw(4))], T3));
+    const runId = await startRun(mirror, "reconcile", T3);
+    await mirror.save(listBatch([okFull(fullRaw(4))], T3, { listedBy: runId }));
+    expect(await mirror.markUnlisted({ runId, startedAt: T3, at: T3 })).toBeGreaterThan(0);
+    expect(await mirror.storedBefore([id(4), id(3), id(9), id(2), id(1)], T2)).toEqual([id(2), id(1)]);
+    expect(await mirror.storedBefore([id(1), id(2), id(3), id(4)], T3)).toEqual([id(1), id(2), id(3)]);
+    expect(await mirror.storedBefore([id(1)], T1)).toEqual([]);
+    expect(await mirror.storedBefore([], T3)).toEqual([]);
+  });
+
   it("markUnlisted and unlistedTimes judge only what the pass covered and knew before it began", async () => {
     const { mirror, query } = await fresh();
     await mirror.save(

@@ -30,6 +30,7 @@ export function readSql(d: Dialect) {
     "SELECT count(*) AS n FROM bookings WHERE missing_since IS NULL AND (? = '' OR created_at >= ?)",
   );
   const present = d.marks(`SELECT id FROM bookings WHERE missing_since IS NULL AND ${d.oneOf("id")}`);
+  const earlier = d.marks(`SELECT id FROM bookings WHERE first_seen_at < ? AND ${d.oneOf("id")}`);
   const readProgress = <T>(stream: string) =>
     asking(state, [stream], ([row]) => ({
       checkpoint: (row?.checkpoint as string | null | undefined) ?? null,
@@ -68,6 +69,12 @@ export function readSql(d: Dialect) {
       asking(present, [d.list(ids)], (rows) => {
         const held = new Set(rows.map((r) => r.id));
         return ids.filter((id) => !held.has(id));
+      }),
+    /** Which of `ids` the mirror first stored before `at` (marked missing since or not), in their order. */
+    storedBefore: (ids: readonly string[], at: string) =>
+      asking(earlier, [at, d.list(ids)], (rows) => {
+        const stored = new Set(rows.map((r) => r.id));
+        return ids.filter((id) => stored.has(id));
       }),
   };
 }

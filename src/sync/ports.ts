@@ -233,6 +233,8 @@ export interface SyncStore {
   countAccounted(since?: string | null): Awaitable<number>;
   /** Which of `ids` the mirror has no row for (or only one marked missing). */
   absentIds(ids: readonly string[]): Awaitable<string[]>;
+  /** Which of `ids` the mirror first stored before `at` (marked missing since or not), in their order. */
+  storedBefore(ids: readonly string[], at: string): Awaitable<string[]>;
   /** Puts off those of `putOff.ids` still without current details; returns how many. */
   putOffDetails(putOff: DetailsPutOff): Awaitable<number>;
   /** Sets `missing_since` on bookings in scope the run did not list; returns how many were newly marked. */

@@ -33,17 +33,15 @@ export function advance(progress: WalkProgress, read: PageRead): { progress: Wal
   if (step.kind === "refuse") {
     if (step.retry && !read.again) return { progress, action: { kind: "again", problem: step.message } };
     // A position the source will not confirm is no place to resume from: the walk starts over.
-    const restart = !step.retry;
-    const ceiling = progress.ceiling ?? null;
-    const next = restart
-      ? `starts this walk over from ${ceiling ?? "the newest booking"}`
-      : `resumes at ${read.upTo ?? "the newest booking"}`;
-    const message = `${step.message}; stopped with the checkpoint unmoved (the next run ${next})`;
-    const { short: _, ...over } = progress;
-    const after = restart ? { ...over, upTo: ceiling, anchor: null, fallback: null } : progress;
-    return { progress: after, action: { kind: "refuse", message, restart } };
+    return refusal(progress, read, step.message, !step.retry);
   }
-  const { short: _, ...before } = progress;
+  // A fall-back page that leads back to where the feed would not confirm would go round for ever: a
+  // page ends in bookings misdated into the past, and the feed serves nothing below them at their time.
+  if (step.kind === "next" && step.upTo === progress.refuted) {
+    const problem = `the feed served again, from the booking above them, the bookings at ${step.upTo} it would not serve again below them: their times or its order are inconsistent`;
+    return refusal(progress, read, problem, true);
+  }
+  const { short: _, refuted: __, ...before } = progress;
   const short = isShort(facts) ? { short: facts.count } : {};
   const after = { ...before, pages: progress.pages + 1, top: topAfter(progress.top, records), ...short };
   switch (step.kind) {
@@ -61,8 +59,16 @@ export function advance(progress: WalkProgress, read: PageRead): { progress: Wal
         progress: { ...after, upTo: step.upTo, anchor: step.anchor, fallback: step.fallback },
         action: step,
       };
-    case "fall-back":
-      return { progress: { ...after, upTo: step.upTo, anchor: step.anchor, fallback: null }, action: step };
+    case "fall-back": {
+      const back = {
+        ...after,
+        upTo: step.upTo,
+        anchor: step.anchor,
+        fallback: null,
+        refuted: step.missing.at,
+      };
+      return { progress: back, action: step };
+    }
     case "tie": {
       const known = records.filter((r) => inMillis(r.at, step.from, step.to)).map((r) => r.id);
       return {
@@ -73,6 +79,18 @@ export function advance(progress: WalkProgress, read: PageRead): { progress: Wal
   }
 }
 
+/** The walk stopped by `problem`: where the next run resumes, or starts over from the ceiling. */
+function refusal(progress: WalkProgress, read: PageRead, problem: string, restart: boolean) {
+  const ceiling = progress.ceiling ?? null;
+  const next = restart
+    ? `starts this walk over from ${ceiling ?? "the newest booking"}`
+    : `resumes at ${read.upTo ?? "the newest booking"}`;
+  const message = `${problem}; stopped with the checkpoint unmoved (the next run ${next})`;
+  const { short: _, refuted: __, ...over } = progress;
+  const after = restart ? { ...over, upTo: ceiling, anchor: null, fallback: null } : progress;
+  return { progress: after, action: { kind: "refuse" as const, message, restart } };
+}
+
 /** What the window judges a page by: where the walk stands, and the page's records as times. */
 function factsOf(
   progress: WalkProgress,
@@ -80,15 +98,13 @@ function factsOf(
 ): PageFacts & { records: Timed[]; rejectIds: string[] } {
   const { anchor, fallback, floor } = progress;
   const { page, ...asked } = read;
-  const records: Timed[] = [];
+  const records = steeredBy(page.records);
   const rejectIds: string[] = [];
   let rejectReason: string | undefined;
   for (const r of page.records) {
-    if (r.ok) records.push({ id: r.id, at: r.at });
-    else {
-      if (r.id !== null) rejectIds.push(r.id);
-      rejectReason ??= r.reason;
-    }
+    if (r.ok) continue;
+    if (r.id !== null) rejectIds.push(r.id);
+    rejectReason ??= r.reason;
   }
   const count = page.records.length;
   const seen = { records, rejectIds, rejectReason, count, hasMore: page.hasMore };
@@ -96,6 +112,11 @@ function factsOf(
   // for: it may be cut by a capping server as much as one after a page as short.
   const atCeiling = read.upTo !== null && read.upTo === progress.ceiling;
   return { ...asked, anchor, fallback, floor, shortBefore: atCeiling ? count : progress.short, ...seen };
+}
+
+/** The records a walk steers by: a page's valid ones, as times. */
+export function steeredBy(records: FeedPage["records"]): Timed[] {
+  return records.flatMap((r) => (r.ok ? [{ id: r.id, at: r.at }] : []));
 }
 
 /** The checkpoint's candidate after a page: a record newer than the one before it on the page is out of place. */

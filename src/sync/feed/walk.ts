@@ -18,7 +18,7 @@ import type {
   SyncStore,
   WalkProgress,
 } from "../ports.js";
-import { type Action, advance } from "./advance.js";
+import { type Action, advance, steeredBy } from "./advance.js";
 import { cursorFor, endsAtFloor, floorRun } from "./window.js";
 
 export interface WalkOptions {
@@ -35,10 +35,11 @@ export interface WalkOptions {
    */
   head?: (() => FeedPage | undefined) | undefined;
   /**
-   * The fill's floor, under the stream's old checkpoint: the mirror holds every booking the stream
-   * serves below it. A walk down to it ends there only on a run of bookings the mirror holds.
+   * Set on the walk down to the fill's floor, under the stream's old checkpoint: when the fill began.
+   * The mirror then held every booking the stream serves below that floor, so a run below it ends
+   * the walk only if the mirror stored each of its bookings before then.
    */
-  storedBelow?: string | null | undefined;
+  storedBefore?: string | undefined;
 }
 
 /** Counters of a whole sync, plus the tie runs the feed could not page through. */
@@ -96,6 +97,7 @@ export async function walkSlice(
   const head = start.upTo === null ? options.head?.() : undefined;
   let current = head ? { upTo: null, again: false, page: Promise.resolve(head) } : request(start.upTo);
   let progress = start;
+  let warned = false;
   const readOn = async () => {
     current = request(progress.upTo);
     // The client sends a request on a later turn of the event loop: let it go before the save.
@@ -104,7 +106,13 @@ export async function walkSlice(
   for (;;) {
     const page = await current.page;
     countPage(totals, page.attempts);
-    const held = await heldBelowFloor(deps, options, progress.floor, page, totals);
+    const { held, lacked } = await heldBelowFloor(deps.store, options, progress.floor, page);
+    if (lacked.length > 0 && !warned) {
+      warned = true;
+      const warning = `bookings the mirror did not store before this walk began end a page below its floor (${progress.floor}), under the checkpoint: dated into the past, or created late with an older time; read on past the floor`;
+      totals.warnings.push(`${stream}: ${warning}`);
+      logger.warn({ stream, ids: lacked.slice(0, 3) }, warning);
+    }
     const read = { upTo: current.upTo, again: current.again, limit: options.pageSize, page, held };
     const before = progress;
     const { progress: after, action } = advance(progress, read);
@@ -154,28 +162,23 @@ export async function walkSlice(
 }
 
 /**
- * Of a page that would end the walk at a floor the mirror is complete below: the ids of its run
- * below the floor that the mirror holds (window.ts `held`). One the mirror lacks was dated into the
- * past by the source, or created late with an older time: said, and the walk reads on past it.
+ * Of a page that would end the walk at a floor the mirror is complete below (`storedBefore`): the
+ * ids of its run below the floor the mirror stored before the fill began (window.ts `held`), and
+ * those it did not. A booking this fill stored does not count: the walk may come back to it.
  */
 async function heldBelowFloor(
-  deps: SyncDeps,
+  store: Pick<SyncStore, "storedBefore">,
   options: WalkOptions,
   floor: string | null,
   page: Pick<FeedPage, "records">,
-  totals: WalkTotals,
-): Promise<ReadonlySet<string> | undefined> {
-  if (floor === null || floor !== options.storedBelow) return undefined;
-  const timed = page.records.flatMap((r) => (r.ok ? [{ id: r.id, at: r.at }] : []));
-  if (!endsAtFloor(timed, floor, options.pageSize)) return undefined;
+): Promise<{ held?: ReadonlySet<string>; lacked: string[] }> {
+  const before = options.storedBefore;
+  if (floor === null || before === undefined) return { lacked: [] };
+  const timed = steeredBy(page.records);
+  if (!endsAtFloor(timed, floor, options.pageSize)) return { lacked: [] };
   const ids = floorRun(timed, floor).map((r) => r.id);
-  const absent = new Set(await deps.store.absentIds(ids));
-  if (absent.size > 0) {
-    const warning = `${absent.size} bookings the mirror lacks end a page below the walk's floor (${floor}), under the checkpoint: dated into the past, or created late with an older time; read on past the floor`;
-    totals.warnings.push(`${options.stream}: ${warning}`);
-    deps.logger.warn({ stream: options.stream, ids: [...absent].slice(0, 3) }, warning);
-  }
-  return new Set(ids.filter((id) => !absent.has(id)));
+  const held = new Set(await store.storedBefore(ids, before));
+  return { held, lacked: ids.filter((id) => !held.has(id)) };
 }
 
 /**

@@ -56,10 +56,13 @@ export async function runFill(
           return save(page, { ...stream, checkpoint }, progress.upTo);
         },
       );
-  // The lowest slice walks down to the fill's floor, which the mirror is complete below.
-  const walking = { ...walk, storedBelow: state.floor };
-  const walkOne = (slice: WalkProgress) =>
-    walkSlice(deps, walking, slice, totals, persist(slice.ceiling ?? null));
+  // The lowest slice walks down to the fill's floor, under the old checkpoint: the mirror held every
+  // booking below it when the fill began. Other slices end at their neighbours' bounds.
+  const lowest = { ...walk, storedBefore: state.startedAt };
+  const walkOne = (slice: WalkProgress) => {
+    const options = slice.floor !== null && slice.floor === state.floor ? lowest : walk;
+    return walkSlice(deps, options, slice, totals, persist(slice.ceiling ?? null));
+  };
   await runPool([...state.slices].values(), run.concurrency, walkOne, deps.signal);
   if (state.details) await readDetailPages(filling, state.details);
 }
