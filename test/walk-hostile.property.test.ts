@@ -461,11 +461,14 @@ async function play(mirrors: (batchPages: number) => Promise<CaseMirror>, c: Cas
   const logger = memoryLogger();
   const clock = fixedClock(T0_US / 1000);
   const source = new Source(c.micro);
-  const sync = (api: PartnerApi) =>
-    runSync(
+  const sync = (api: PartnerApi) => {
+    // Each run begins after the one before saved: what that stored counts as stored before it.
+    clock.set(clock.now().getTime() + 1);
+    return runSync(
       { api, store, clock, logger, signal: new AbortController().signal },
       { pageSize: c.pageSize, lookbackSeconds: c.lookbackSeconds },
     );
+  };
   /** The clock a minute past the newest booking: the sync runs after they were all created. */
   const catchUp = () => clock.set(Math.floor((source.newestUs() ?? T0_US) / 1000) + 60_000);
   let context = "";

@@ -92,6 +92,8 @@ async function play(
         const died = () => {
           diedAt ??= logger.lines.length;
         };
+        // Each run begins after the one before saved: what that stored counts as stored before it.
+        if (!first) clock.set(clock.now().getTime() + 1);
         const report = await runSync(
           {
             api,

@@ -33,15 +33,17 @@ export function advance(progress: WalkProgress, read: PageRead): { progress: Wal
   if (step.kind === "refuse") {
     if (step.retry && !read.again) return { progress, action: { kind: "again", problem: step.message } };
     // A position the source will not confirm is no place to resume from: the walk starts over.
-    return refusal(progress, read, step.message, !step.retry);
+    const restart = !step.retry;
+    const ceiling = progress.ceiling ?? null;
+    const next = restart
+      ? `starts this walk over from ${ceiling ?? "the newest booking"}`
+      : `resumes at ${read.upTo ?? "the newest booking"}`;
+    const message = `${step.message}; stopped with the checkpoint unmoved (the next run ${next})`;
+    const { short: _, ...over } = progress;
+    const after = restart ? { ...over, upTo: ceiling, anchor: null, fallback: null } : progress;
+    return { progress: after, action: { kind: "refuse", message, restart } };
   }
-  // A fall-back page that leads back to where the feed would not confirm would go round for ever: a
-  // page ends in bookings misdated into the past, and the feed serves nothing below them at their time.
-  if (step.kind === "next" && step.upTo === progress.refuted) {
-    const problem = `the feed served again, from the booking above them, the bookings at ${step.upTo} it would not serve again below them: their times or its order are inconsistent`;
-    return refusal(progress, read, problem, true);
-  }
-  const { short: _, refuted: __, ...before } = progress;
+  const { short: _, ...before } = progress;
   const short = isShort(facts) ? { short: facts.count } : {};
   const after = { ...before, pages: progress.pages + 1, top: topAfter(progress.top, records), ...short };
   switch (step.kind) {
@@ -59,16 +61,8 @@ export function advance(progress: WalkProgress, read: PageRead): { progress: Wal
         progress: { ...after, upTo: step.upTo, anchor: step.anchor, fallback: step.fallback },
         action: step,
       };
-    case "fall-back": {
-      const back = {
-        ...after,
-        upTo: step.upTo,
-        anchor: step.anchor,
-        fallback: null,
-        refuted: step.missing.at,
-      };
-      return { progress: back, action: step };
-    }
+    case "fall-back":
+      return { progress: { ...after, upTo: step.upTo, anchor: step.anchor, fallback: null }, action: step };
     case "tie": {
       const known = records.filter((r) => inMillis(r.at, step.from, step.to)).map((r) => r.id);
       return {
@@ -77,18 +71,6 @@ export function advance(progress: WalkProgress, read: PageRead): { progress: Wal
       };
     }
   }
-}
-
-/** The walk stopped by `problem`: where the next run resumes, or starts over from the ceiling. */
-function refusal(progress: WalkProgress, read: PageRead, problem: string, restart: boolean) {
-  const ceiling = progress.ceiling ?? null;
-  const next = restart
-    ? `starts this walk over from ${ceiling ?? "the newest booking"}`
-    : `resumes at ${read.upTo ?? "the newest booking"}`;
-  const message = `${problem}; stopped with the checkpoint unmoved (the next run ${next})`;
-  const { short: _, refuted: __, ...over } = progress;
-  const after = restart ? { ...over, upTo: ceiling, anchor: null, fallback: null } : progress;
-  return { progress: after, action: { kind: "refuse" as const, message, restart } };
 }
 
 /** What the window judges a page by: where the walk stands, and the page's records as times. */

@@ -36,10 +36,10 @@ export interface WalkOptions {
   head?: (() => FeedPage | undefined) | undefined;
   /**
    * Set on the walk down to the fill's floor, under the stream's old checkpoint: when the fill began.
-   * The mirror then held every booking the stream serves below that floor, so a run below it ends
-   * the walk only if the mirror stored each of its bookings before then.
+   * Earlier walks stored what the stream served below that floor, so a run below it ends the walk
+   * only if the mirror stored each of its bookings before then.
    */
-  storedBefore?: string | undefined;
+  heldBefore?: string | undefined;
 }
 
 /** Counters of a whole sync, plus the tie runs the feed could not page through. */
@@ -97,6 +97,9 @@ export async function walkSlice(
   const head = start.upTo === null ? options.head?.() : undefined;
   let current = head ? { upTo: null, again: false, page: Promise.resolve(head) } : request(start.upTo);
   let progress = start;
+  // The bookings below the floor the walk last read past: a fall-back may bring it back to them,
+  // saved by then, and a clock stepped back since the walk began would date them before it.
+  let readPast: ReadonlySet<string> = new Set();
   let warned = false;
   const readOn = async () => {
     current = request(progress.upTo);
@@ -106,12 +109,15 @@ export async function walkSlice(
   for (;;) {
     const page = await current.page;
     countPage(totals, page.attempts);
-    const { held, lacked } = await heldBelowFloor(deps.store, options, progress.floor, page);
-    if (lacked.length > 0 && !warned) {
-      warned = true;
-      const warning = `bookings the mirror did not store before this walk began end a page below its floor (${progress.floor}), under the checkpoint: dated into the past, or created late with an older time; read on past the floor`;
-      totals.warnings.push(`${stream}: ${warning}`);
-      logger.warn({ stream, ids: lacked.slice(0, 3) }, warning);
+    const { held, lacked } = await heldBelowFloor(deps.store, options, progress.floor, page, readPast);
+    if (lacked.length > 0) {
+      readPast = new Set(lacked);
+      if (!warned) {
+        warned = true;
+        const warning = `bookings the mirror did not store before this walk began end a page below its floor (${progress.floor}), under the checkpoint: dated into the past, or created late with an older time; read on past the floor`;
+        totals.warnings.push(`${stream}: ${warning}`);
+        logger.warn({ stream, ids: lacked.slice(0, 3) }, warning);
+      }
     }
     const read = { upTo: current.upTo, again: current.again, limit: options.pageSize, page, held };
     const before = progress;
@@ -162,22 +168,24 @@ export async function walkSlice(
 }
 
 /**
- * Of a page that would end the walk at a floor the mirror is complete below (`storedBefore`): the
- * ids of its run below the floor the mirror stored before the fill began (window.ts `held`), and
- * those it did not. A booking this fill stored does not count: the walk may come back to it.
+ * Of a page that would end the walk at a floor earlier walks stored below (`heldBefore`): the ids of
+ * its run below the floor the mirror stored before the walk began (window.ts `held`), but for those
+ * the walk already read past, and the others, which it reads past.
  */
 async function heldBelowFloor(
   store: Pick<SyncStore, "storedBefore">,
   options: WalkOptions,
   floor: string | null,
   page: Pick<FeedPage, "records">,
+  readPast: ReadonlySet<string>,
 ): Promise<{ held?: ReadonlySet<string>; lacked: string[] }> {
-  const before = options.storedBefore;
+  const before = options.heldBefore;
   if (floor === null || before === undefined) return { lacked: [] };
   const timed = steeredBy(page.records);
   if (!endsAtFloor(timed, floor, options.pageSize)) return { lacked: [] };
   const ids = floorRun(timed, floor).map((r) => r.id);
-  const held = new Set(await store.storedBefore(ids, before));
+  const stored = await store.storedBefore(ids, before);
+  const held = new Set(stored.filter((id) => !readPast.has(id)));
   return { held, lacked: ids.filter((id) => !held.has(id)) };
 }
 

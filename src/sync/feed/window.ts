@@ -40,10 +40,11 @@ export interface PageFacts {
   /** The walk stops once a page reaches below this instant; null walks to the end. */
   floor: string | null;
   /**
-   * Where the mirror holds every booking below the floor (an everyday walk's floor, under its old
-   * checkpoint): the ids of the page's run below the floor (`floorRun`) the mirror holds. Only a run
-   * it holds whole ends the walk; a booking it lacks is one dated into the past, or created late
-   * with an older time, and the walk reads on. Undefined where nothing vouches (a slice's bound).
+   * Where earlier walks stored what lies below the floor (the floor under the stream's old
+   * checkpoint, which a fill's lowest slice walks down to): the ids of the page's run below the
+   * floor (`floorRun`) the mirror stored before this walk began. Only a run held whole ends the walk;
+   * a booking stored since, or never, was dated into the past or created late with an older time,
+   * and the walk reads on. Undefined where nothing vouches (a slice's bound).
    */
   held?: ReadonlySet<string> | undefined;
   /** This page answers a request asked again because the first answer made no sense; default false. */
@@ -184,8 +185,8 @@ export function floorRun(records: readonly Timed[], floor: string): Timed[] {
 
 /**
  * Whether the page ends the walk at its floor: its `floorRun` is `FLOOR_RUN` long (on a page of
- * fewer, all but one), and, where `held` is known, the mirror holds each of its bookings. At a
- * page's end a shorter run is read past, and the next page shows what follows it.
+ * fewer, all but one) and, where `held` is known, held whole. At a page's end a shorter run is read
+ * past, and the next page shows what follows it.
  */
 export function endsAtFloor(
   records: readonly Timed[],

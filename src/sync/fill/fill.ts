@@ -58,7 +58,7 @@ export async function runFill(
       );
   // The lowest slice walks down to the fill's floor, under the old checkpoint: the mirror held every
   // booking below it when the fill began. Other slices end at their neighbours' bounds.
-  const lowest = { ...walk, storedBefore: state.startedAt };
+  const lowest = { ...walk, heldBefore: state.startedAt };
   const walkOne = (slice: WalkProgress) => {
     const options = slice.floor !== null && slice.floor === state.floor ? lowest : walk;
     return walkSlice(deps, options, slice, totals, persist(slice.ceiling ?? null));

@@ -38,11 +38,6 @@ const walkShape = z.object({
    * a next page as short shows a server that caps its pages (feed/window.ts). Absent otherwise.
    */
   short: z.number().int().nonnegative().optional(),
-  /**
-   * After a fall-back, the position the feed would not confirm: the walk may not go back to it, or it
-   * would read the same pages round for ever (feed/advance.ts). Absent otherwise.
-   */
-  refuted: instant.optional(),
 });
 
 /** Where an unfinished walk stands; saved with each page so a restart resumes. */

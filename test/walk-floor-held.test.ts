@@ -1,0 +1,83 @@
+/**
+ * What ends a walk at its floor, on a real SQLite mirror: a run below the floor ends it only when
+ * each of its bookings was stored before the walk began. The walk's own saves never count, not even
+ * to a clock that steps back after the walk began (an NTP correction), which would date them before.
+ */
+import { afterEach, expect, it } from "vitest";
+import { openStore } from "../src/store/index.js";
+import { instantOf } from "../src/sync/feed/window.js";
+import type { FeedPage, FeedQuery } from "../src/sync/ports.js";
+import { runSync } from "../src/sync/run-sync.js";
+import { fakeFeed, fixedClock, memoryLogger, type SourceBooking } from "./support/fakes.js";
+import { tempDir } from "./support/store-fixtures.js";
+
+const T0 = Date.UTC(2026, 0, 1);
+const EPOCH = "1970-01-01T00:00:00.000Z";
+
+const cleanups: Array<() => void> = [];
+afterEach(() => {
+  for (const c of cleanups.splice(0)) c();
+});
+
+it("five new bookings dated into the past after one on pages of six, the clock stepped back: the run fails, never exit 0 without the bookings below them", async () => {
+  const tmp = tempDir();
+  const store = openStore(tmp.file());
+  cleanups.push(() => {
+    store.close();
+    tmp.cleanup();
+  });
+  const data: SourceBooking[] = Array.from({ length: 40 }, (_, i) => ({ id: `b${i}`, at: T0 + i * 1000 }));
+  const misdated = new Set<string>();
+  const healthy = fakeFeed(() => data, "exclusive");
+  const clock = fixedClock(T0 + 3_600_000);
+  let onFetch: (() => void) | undefined;
+  const api = {
+    ...healthy,
+    async fetchRecent(q: FeedQuery): Promise<FeedPage> {
+      onFetch?.();
+      onFetch = undefined;
+      const page = await healthy.fetchRecent(q);
+      const records = page.records.map((r) =>
+        r.ok && misdated.has(r.id) ? { ...r, createdAt: EPOCH, at: instantOf(EPOCH) } : r,
+      );
+      return { ...page, records };
+    },
+  };
+  const logger = memoryLogger();
+  const deps = { api, store, clock, logger, signal: new AbortController().signal };
+  // A typed stream: no total behind it to show a gap.
+  const sync = () => runSync(deps, { pageSize: 6, lookbackSeconds: 1, bookingType: "IN" });
+  expect((await sync()).status).toBe("success");
+
+  // Newer than every stored booking: o1..o3 in their place, five dated 1970 above them, x on top.
+  const t = T0 + 100_000;
+  data.push({ id: "o3", at: t }, { id: "o2", at: t + 1000 }, { id: "o1", at: t + 2000 });
+  for (let k = 5; k >= 1; k--) {
+    data.push({ id: `m${k}`, at: t + 10_000 - k * 1000 });
+    misdated.add(`m${k}`);
+  }
+  data.push({ id: "x", at: t + 20_000 });
+  clock.set(T0 + 7_200_000);
+  onFetch = () => clock.set(T0 + 7_200_000 - 5_000); // the run has begun; its clock steps back
+  const report = await sync();
+  const stored = new Set(
+    (store.db.prepare("SELECT id FROM bookings").all() as Array<{ id: string }>).map((r) => r.id),
+  );
+  const absent = ["o1", "o2", "o3"].filter((id) => !stored.has(id));
+  // From 1970 the feed serves none of the five, and from x the same page again: the run cannot read
+  // past them, so it fails with its checkpoint unmoved rather than take them for the floor.
+  expect({ status: report.status, absent }, logger.lines.map((l) => l.msg).join("\n")).toEqual({
+    status: "failed",
+    absent: ["o1", "o2", "o3"],
+  });
+  expect(report.error?.message).toMatch(/did not serve again the bookings at/);
+  expect(report.warnings.join("\n")).toMatch(/did not store before this walk began/);
+  // Healed, the source serves them in place: the next run reads every one.
+  misdated.clear();
+  clock.set(T0 + 7_300_000);
+  expect((await sync()).status).toBe("success");
+  const after = new Set(
+    (store.db.prepare("SELECT id FROM bookings").all() as Array<{ id: string }>).map((r) => r.id),
+  );
+  expect(data.map((b) => b.id).filter((id) => !after.has(id))).toEqual([]);
+});
