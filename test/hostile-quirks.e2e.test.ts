@@ -75,6 +75,27 @@ async function expectComplete(w: World, r: CliResult, type?: "IN" | "LC"): Promi
   expect(absent, `absent: ${describeIds(absent, w.server)}\n${tail(r)}`).toEqual([]);
 }
 
+/**
+ * A typed stream's world, synced once, whose source dates the bookings in `misdated` 1970-01-01.
+ * Details off: the list's pass would store what a walk skipped. Times end near now, so later runs
+ * walk from a checkpoint.
+ */
+async function misdatingTyped(backend: Backend, count: number, pageSize: number) {
+  const misdated = new Set<number>();
+  const trueUsOf = secondsApart(Date.now() - 1_900_000);
+  const env = { SYNC_PAGE_SIZE: String(pageSize), SYNC_BOOKING_TYPE: "IN", SYNC_DETAILS: "false" };
+  const w = await world(backend, { count, trueUsOf, quirks: { misdated } }, env);
+  const first = await w.cli();
+  expect(first.code, tail(first)).toBe(0);
+  /** Adds `added` bookings, then dates the typed ones at places `from` to `to` (newest first, `to` left out) 1970. */
+  const misdate = (added: number, from: number, to: number) => {
+    w.server.data.add(added);
+    const typed = w.server.data.newestFirst().filter((b) => b.full.type === "IN");
+    for (const b of typed.slice(from, to)) misdated.add(b.index);
+  };
+  return { w, misdated, misdate };
+}
+
 describeBackends("a quirk the source repeats on every run", (backend) => {
   it("hasMore: true and nextCursor: null on every page, the last page empty: exit 0 with a warning, every run", async () => {
     const w = await world(backend, { quirks: { claimsMore: true } });
@@ -156,18 +177,10 @@ describeBackends("a quirk the source repeats on every run", (backend) => {
 
   it("five new bookings misdated into the past end a run's first page, on a typed stream: the walk reads on to every booking after them", async () => {
     // Five records below the floor, in order, at a page's end look like the checkpoint reached. The
-    // mirror lacks them, so they are no floor. Without that check the run exited 0 with the typed
-    // bookings after them missing for good: a typed stream has no total to show the gap. Details off:
-    // the list's pass would store what the walk skipped.
-    const trueUsOf = secondsApart(Date.now() - 1_900_000);
-    const misdated = new Set<number>();
-    const env = { SYNC_PAGE_SIZE: "20", SYNC_BOOKING_TYPE: "IN", SYNC_DETAILS: "false" };
-    const w = await world(backend, { count: 300, trueUsOf, quirks: { misdated } }, env);
-    const first = await w.cli();
-    expect(first.code, tail(first)).toBe(0);
-    w.server.data.add(200);
-    const typed = w.server.data.newestFirst().filter((b) => b.full.type === "IN");
-    for (const b of typed.slice(15, 20)) misdated.add(b.index); // the last five of the first page
+    // mirror did not store them before the walk began, so they are no floor. Without that check the
+    // run exited 0 with the typed bookings after them missing for good.
+    const { w, misdate } = await misdatingTyped(backend, 300, 20);
+    misdate(200, 15, 20); // the last five of the first page
     const r = await w.cli();
     expect(r.code, tail(r)).toBe(0);
     await expectComplete(w, r, "IN");
@@ -182,22 +195,15 @@ describeBackends("a quirk the source repeats on every run", (backend) => {
   it("the same five after one new booking, on pages of six: every run fails, none exits 0 with them read as the floor", async () => {
     // From the five's time the feed serves none of them, and from the booking above them the same page
     // again, the five stored by then: the walk must not take them for the floor.
-    const trueUsOf = secondsApart(Date.now() - 1_900_000);
-    const misdated = new Set<number>();
-    const env = { SYNC_PAGE_SIZE: "6", SYNC_BOOKING_TYPE: "IN", SYNC_DETAILS: "false" };
-    const w = await world(backend, { count: 100, trueUsOf, quirks: { misdated } }, env);
-    const first = await w.cli();
-    expect(first.code, tail(first)).toBe(0);
-    const checkpoint = await w.value("SELECT checkpoint FROM sync_state WHERE stream = 'feed:IN'");
-    w.server.data.add(60);
-    const typed = w.server.data.newestFirst().filter((b) => b.full.type === "IN");
-    for (const b of typed.slice(1, 6)) misdated.add(b.index);
+    const { w, misdated, misdate } = await misdatingTyped(backend, 100, 6);
+    const checkpoint = () => w.value("SELECT checkpoint FROM sync_state WHERE stream = 'feed:IN'");
+    const before = await checkpoint();
+    misdate(60, 1, 6);
     for (const when of ["first", "again"]) {
       const r = await w.cli();
       expect(r.code, `${when}\n${tail(r)}`).toBe(1);
       expect(r.stderr, when).toMatch(/the feed did not serve again the bookings at/);
-      const now = await w.value("SELECT checkpoint FROM sync_state WHERE stream = 'feed:IN'");
-      expect(now, when).toBe(checkpoint);
+      expect(await checkpoint(), when).toBe(before);
     }
     misdated.clear(); // the source heals: the next run reads every booking
     const r = await w.cli();
