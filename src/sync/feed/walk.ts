@@ -168,9 +168,9 @@ export async function walkSlice(
 }
 
 /**
- * Of a page that would end the walk at a floor earlier walks stored below (`heldBefore`): the ids of
- * its run below the floor the mirror stored before the walk began (window.ts `held`), but for those
- * the walk already read past, and the others, which it reads past.
+ * For a page that would end the walk at a floor earlier walks stored below (`heldBefore`): `held`,
+ * the bookings of its run below the floor the mirror stored before the walk began, less those the
+ * walk last read past (window.ts `held`); `lacked`, the others, which the walk reads past.
  */
 async function heldBelowFloor(
   store: Pick<SyncStore, "storedBefore">,

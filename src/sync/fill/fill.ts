@@ -56,8 +56,8 @@ export async function runFill(
           return save(page, { ...stream, checkpoint }, progress.upTo);
         },
       );
-  // The lowest slice walks down to the fill's floor, under the old checkpoint: the mirror held every
-  // booking below it when the fill began. Other slices end at their neighbours' bounds.
+  // The lowest slice walks down to the fill's floor, under the old checkpoint, where earlier walks
+  // stored what lies below before the fill began. Other slices end at their neighbours' bounds.
   const lowest = { ...walk, heldBefore: state.startedAt };
   const walkOne = (slice: WalkProgress) => {
     const options = slice.floor !== null && slice.floor === state.floor ? lowest : walk;
