@@ -1,12 +1,15 @@
 /**
- * What ends a walk at its floor, on a real SQLite mirror: a run below the floor ends it only when
- * each of its bookings was stored before the walk began. The walk's own saves never count, not even
- * to a clock that steps back after the walk began (an NTP correction), which would date them before.
+ * What ends a walk at its floor when bookings are dated into the past. At the fill's floor, on a
+ * real SQLite mirror, a run below the floor ends the walk only when each of its bookings was stored
+ * before the walk began: the walk's own saves never count, not even to a clock that steps back after
+ * the walk began (an NTP correction), which would date them before. At a typed fill's bound between
+ * two slices, only once the next page serves the run again.
  */
 import { afterEach, expect, it } from "vitest";
 import { openStore } from "../src/store/index.js";
+import { emptyTotals, type PersistPage, walkSlice } from "../src/sync/feed/walk.js";
 import { instantOf } from "../src/sync/feed/window.js";
-import type { FeedPage, FeedQuery } from "../src/sync/ports.js";
+import type { FeedPage, FeedQuery, SyncStore } from "../src/sync/ports.js";
 import { runSync } from "../src/sync/run-sync.js";
 import { fakeFeed, fixedClock, memoryLogger, type SourceBooking } from "./support/fakes.js";
 import { tempDir } from "./support/store-fixtures.js";
@@ -19,6 +22,59 @@ afterEach(() => {
   for (const c of cleanups.splice(0)) c();
 });
 
+/** `feed` with the bookings in `misdated` served as created at 1970-01-01, in their true place. */
+function misdating(feed: ReturnType<typeof fakeFeed>, misdated: ReadonlySet<string>) {
+  return {
+    ...feed,
+    async fetchRecent(q: FeedQuery): Promise<FeedPage> {
+      const page = await feed.fetchRecent(q);
+      const records = page.records.map((r) =>
+        r.ok && misdated.has(r.id) ? { ...r, createdAt: EPOCH, at: instantOf(EPOCH) } : r,
+      );
+      return { ...page, records };
+    },
+  };
+}
+
+it.each([true, false])(
+  "a typed fill's slice with five bookings dated into the past ending its first page (confirmFloor %s)",
+  async (confirmFloor) => {
+    // Below the slice's bound, 30 bookings; above it, u0..u19, of which u10..u14 end the first page of
+    // ten dated 1970. Ended there, the slice would leave u0..u9 to no one: the slice below starts at
+    // the bound. Confirmed from the next page, the run is read past.
+    const bound = T0 + 35_000;
+    const data: SourceBooking[] = [
+      ...Array.from({ length: 30 }, (_, i) => ({ id: `l${i}`, at: T0 + i * 1000 })),
+      ...Array.from({ length: 20 }, (_, j) => ({ id: `u${j}`, at: T0 + 40_000 + j * 1000 })),
+    ];
+    const misdated = new Set(["u10", "u11", "u12", "u13", "u14"]);
+    const api = misdating(
+      fakeFeed(() => data, "exclusive"),
+      misdated,
+    );
+    const read = new Set<string>();
+    const persist: PersistPage = async (page) => {
+      for (const r of page.records) if (r.ok) read.add(r.id);
+    };
+    const deps = {
+      api,
+      store: {} as SyncStore, // nothing here asks it: no tie, no held floor
+      clock: fixedClock(T0 + 3_600_000),
+      logger: memoryLogger(),
+      signal: new AbortController().signal,
+    };
+    const floor = instantOf(new Date(bound).toISOString());
+    const start = { startedAt: new Date(T0 + 3_600_000).toISOString(), ceiling: null, floor, upTo: null };
+    const slice = { ...start, anchor: null, fallback: null, top: null, pages: 0 };
+    const walk = { stream: "feed:IN", bookingType: "IN" as const, pageSize: 10, confirmFloor };
+    await walkSlice(deps, walk, slice, emptyTotals(), persist);
+    const above = data.filter((b) => b.at >= bound).map((b) => b.id);
+    const unread = above.filter((id) => !read.has(id));
+    // Without the confirmation the slice ends on the run: the loss this guards against.
+    expect(unread).toEqual(confirmFloor ? [] : ["u0", "u1", "u2", "u3", "u4", "u5", "u6", "u7", "u8", "u9"]);
+  },
+);
+
 it("five new bookings dated into the past after one on pages of six, the clock stepped back: the run fails, never exit 0 without the bookings below them", async () => {
   const tmp = tempDir();
   const store = openStore(tmp.file());
@@ -28,19 +84,18 @@ it("five new bookings dated into the past after one on pages of six, the clock s
   });
   const data: SourceBooking[] = Array.from({ length: 40 }, (_, i) => ({ id: `b${i}`, at: T0 + i * 1000 }));
   const misdated = new Set<string>();
-  const healthy = fakeFeed(() => data, "exclusive");
+  const feed = misdating(
+    fakeFeed(() => data, "exclusive"),
+    misdated,
+  );
   const clock = fixedClock(T0 + 3_600_000);
   let onFetch: (() => void) | undefined;
   const api = {
-    ...healthy,
+    ...feed,
     async fetchRecent(q: FeedQuery): Promise<FeedPage> {
       onFetch?.();
       onFetch = undefined;
-      const page = await healthy.fetchRecent(q);
-      const records = page.records.map((r) =>
-        r.ok && misdated.has(r.id) ? { ...r, createdAt: EPOCH, at: instantOf(EPOCH) } : r,
-      );
-      return { ...page, records };
+      return feed.fetchRecent(q);
     },
   };
   const logger = memoryLogger();

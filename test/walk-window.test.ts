@@ -202,6 +202,44 @@ describe("nextStep", () => {
       },
     ],
     [
+      "at a typed fill's slice bound, a run below the floor does not end the walk on its own page",
+      full(page(12, 11, 10, 9, 8, 5, 4, 3, 2, 1), { floor: T(6), limit: 10, confirmFloor: true }),
+      {
+        kind: "next",
+        upTo: T(1),
+        anchor: { at: T(1), ids: ["b9-1"] },
+        fallback: { at: T(2), ids: ["b8-2"] },
+      },
+    ],
+    [
+      "there the next page, serving again the run's last booking below the floor, ends it",
+      full([r("b9-1", T(1)), ...page(1, 1, 1, 1, 1).map((x, i) => ({ ...x, id: `c${i}` }))], {
+        floor: T(6),
+        limit: 6,
+        confirmFloor: true,
+        upTo: T(1),
+        anchor: { at: T(1), ids: ["b9-1"] },
+      }),
+      { kind: "done", reason: "floor" },
+    ],
+    [
+      "there a run misdated into the past is not served again from its time: the walk falls back",
+      full(page(0, 0, 0), {
+        floor: T(6),
+        limit: 3,
+        confirmFloor: true,
+        upTo: T(1),
+        anchor: { at: T(1), ids: ["b9-1"] },
+        fallback: { at: T(8), ids: ["b4-8"] },
+      }),
+      {
+        kind: "fall-back",
+        upTo: T(8),
+        anchor: { at: T(8), ids: ["b4-8"] },
+        missing: { at: T(1), ids: ["b9-1"] },
+      },
+    ],
+    [
       "a page wholly below the floor, in order, ends it",
       full(page(4, 3, 2, 1, 1), { floor: T(6), limit: 5 }),
       { kind: "done", reason: "floor" },

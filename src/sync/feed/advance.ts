@@ -8,7 +8,7 @@ import type { FeedPage, WalkProgress } from "../ports.js";
 import { isShort, maxOf, millisOf, nextStep, type PageFacts, type Step, type Timed } from "./window.js";
 
 /** A feed page as the walk read it: asked for at `upTo`, `again` when the first answer made no sense. */
-export type PageRead = Pick<PageFacts, "upTo" | "limit" | "held"> & {
+export type PageRead = Pick<PageFacts, "upTo" | "limit" | "held" | "confirmFloor"> & {
   again: boolean;
   page: Pick<FeedPage, "records" | "hasMore">;
 };

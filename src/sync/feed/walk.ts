@@ -40,6 +40,11 @@ export interface WalkOptions {
    * only if the mirror stored each of its bookings before then.
    */
   heldBefore?: string | undefined;
+  /**
+   * Set on a typed fill's walks down to a bound between two slices, where no total backs the walk:
+   * a run below the floor ends it only once the next page serves that run again (window.ts).
+   */
+  confirmFloor?: boolean | undefined;
 }
 
 /** Counters of a whole sync, plus the tie runs the feed could not page through. */
@@ -119,7 +124,15 @@ export async function walkSlice(
         logger.warn({ stream, ids: lacked.slice(0, 3) }, warning);
       }
     }
-    const read = { upTo: current.upTo, again: current.again, limit: options.pageSize, page, held };
+    const { confirmFloor } = options;
+    const read = {
+      upTo: current.upTo,
+      again: current.again,
+      limit: options.pageSize,
+      page,
+      held,
+      confirmFloor,
+    };
     const before = progress;
     const { progress: after, action } = advance(progress, read);
     progress = after;

@@ -47,6 +47,12 @@ export interface PageFacts {
    * and the walk reads on. Undefined where nothing vouches (a slice's bound).
    */
   held?: ReadonlySet<string> | undefined;
+  /**
+   * Where nothing vouches for what lies below the floor (a typed fill's bound between two slices): a
+   * run below it ends the walk only on a page that served again the bookings the page before ended
+   * with below the floor. From their time the feed serves none of a run misdated into the past.
+   */
+  confirmFloor?: boolean | undefined;
   /** This page answers a request asked again because the first answer made no sense; default false. */
   again?: boolean | undefined;
   /**
@@ -114,7 +120,9 @@ export function nextStep(f: PageFacts): Step {
   const last = records[records.length - 1] as Timed;
   const beforeLast = records[records.length - 2];
   const end = beforeLast !== undefined && beforeLast.at < last.at ? beforeLast.at : last.at;
-  if (f.floor !== null && endsAtFloor(records, f.floor, f.limit, f.held))
+  // Here an anchor owed is confirmed, unless the page ends above it.
+  const confirmed = anchor !== null && !above && f.floor !== null && anchor.at < f.floor;
+  if (f.floor !== null && endsAtFloor(records, f.floor, f.limit, f.held) && (!f.confirmFloor || confirmed))
     return { kind: "done", reason: "floor" };
   // A short page is asked past once (a server that caps the page size and says `hasMore: false`
   // would otherwise end every walk), so the walk ends on a short page that brings nothing older.

@@ -57,10 +57,12 @@ export async function runFill(
         },
       );
   // The lowest slice walks down to the fill's floor, under the old checkpoint, where earlier walks
-  // stored what lies below before the fill began. Other slices end at their neighbours' bounds.
+  // stored what lies below before the fill began. Other slices end at their neighbours' bounds: on a
+  // typed stream, which no total backs, only once the next page confirms the run below the bound.
   const lowest = { ...walk, heldBefore: state.startedAt };
+  const bounded = walk.bookingType === undefined ? walk : { ...walk, confirmFloor: true };
   const walkOne = (slice: WalkProgress) => {
-    const options = slice.floor !== null && slice.floor === state.floor ? lowest : walk;
+    const options = slice.floor !== null && slice.floor === state.floor ? lowest : bounded;
     return walkSlice(deps, options, slice, totals, persist(slice.ceiling ?? null));
   };
   await runPool([...state.slices].values(), run.concurrency, walkOne, deps.signal);
