@@ -22,56 +22,73 @@ afterEach(() => {
   for (const c of cleanups.splice(0)) c();
 });
 
-/** `feed` with the bookings in `misdated` served as created at 1970-01-01, in their true place. */
-function misdating(feed: ReturnType<typeof fakeFeed>, misdated: ReadonlySet<string>) {
+/**
+ * `feed` with the bookings in `misdated` served as created in 1970, in their true place: at its
+ * start, or where `misdated` is a map, at the time it gives each.
+ */
+function misdating(
+  feed: ReturnType<typeof fakeFeed>,
+  misdated: ReadonlySet<string> | ReadonlyMap<string, string>,
+) {
   return {
     ...feed,
     async fetchRecent(q: FeedQuery): Promise<FeedPage> {
       const page = await feed.fetchRecent(q);
-      const records = page.records.map((r) =>
-        r.ok && misdated.has(r.id) ? { ...r, createdAt: EPOCH, at: instantOf(EPOCH) } : r,
-      );
+      const records = page.records.map((r) => {
+        if (!r.ok || !misdated.has(r.id)) return r;
+        const createdAt = misdated instanceof Map ? (misdated.get(r.id) as string) : EPOCH;
+        return { ...r, createdAt, at: instantOf(createdAt) };
+      });
       return { ...page, records };
     },
   };
 }
 
-it.each([true, false])(
-  "a typed fill's slice with five bookings dated into the past ending its first page (confirmFloor %s)",
-  async (confirmFloor) => {
-    // Below the slice's bound, 30 bookings; above it, u0..u19, of which u10..u14 end the first page of
-    // ten dated 1970. Ended there, the slice would leave u0..u9 to no one: the slice below starts at
-    // the bound. Confirmed from the next page, the run is read past.
-    const bound = T0 + 35_000;
-    const data: SourceBooking[] = [
-      ...Array.from({ length: 30 }, (_, i) => ({ id: `l${i}`, at: T0 + i * 1000 })),
-      ...Array.from({ length: 20 }, (_, j) => ({ id: `u${j}`, at: T0 + 40_000 + j * 1000 })),
-    ];
-    const misdated = new Set(["u10", "u11", "u12", "u13", "u14"]);
-    const api = misdating(
-      fakeFeed(() => data, "exclusive"),
-      misdated,
-    );
-    const read = new Set<string>();
-    const persist: PersistPage = async (page) => {
-      for (const r of page.records) if (r.ok) read.add(r.id);
-    };
-    const deps = {
-      api,
-      store: {} as SyncStore, // nothing here asks it: no tie, no held floor
-      clock: fixedClock(T0 + 3_600_000),
-      logger: memoryLogger(),
-      signal: new AbortController().signal,
-    };
-    const floor = instantOf(new Date(bound).toISOString());
-    const start = { startedAt: new Date(T0 + 3_600_000).toISOString(), ceiling: null, floor, upTo: null };
-    const slice = { ...start, anchor: null, fallback: null, top: null, pages: 0 };
-    const walk = { stream: "feed:IN", bookingType: "IN" as const, pageSize: 10, confirmFloor };
-    await walkSlice(deps, walk, slice, emptyTotals(), persist);
-    const above = data.filter((b) => b.at >= bound).map((b) => b.id);
-    const unread = above.filter((id) => !read.has(id));
-    // Without the confirmation the slice ends on the run: the loss this guards against.
-    expect(unread).toEqual(confirmFloor ? [] : ["u0", "u1", "u2", "u3", "u4", "u5", "u6", "u7", "u8", "u9"]);
+/** Five bookings, newest first, dated into the past: at one instant, or a second apart, in order. */
+const fiveAt = (ids: string[], distinct: boolean) =>
+  new Map(ids.map((id, i) => [id, `1970-01-01T00:00:${distinct ? String(50 - i) : "00"}.000Z`]));
+
+it.each([
+  // [the five misdated, distinct times, the bookings after them, above the bound]
+  [["u14", "u13", "u12", "u11", "u10"], false, ["u0", "u1", "u2", "u3", "u4", "u5", "u6", "u7", "u8", "u9"]],
+  [["u14", "u13", "u12", "u11", "u10"], true, ["u0", "u1", "u2", "u3", "u4", "u5", "u6", "u7", "u8", "u9"]],
+  // Ending the second page, which served again a booking above the bound.
+  [["u5", "u4", "u3", "u2", "u1"], true, ["u0"]],
+] as const)(
+  "a typed fill's slice with five bookings dated into the past ending a page: %j, distinct %s",
+  async (five, distinct, after) => {
+    // Below the slice's bound, 30 bookings; above it, u0..u19, pages of ten. Ended on the five, the
+    // slice would leave the bookings after them to no one: the slice below starts at the bound.
+    // Confirmed from the next page, the five are read past. Both ways, to show the loss it prevents.
+    for (const confirmFloor of [true, false]) {
+      const bound = T0 + 35_000;
+      const data: SourceBooking[] = [
+        ...Array.from({ length: 30 }, (_, i) => ({ id: `l${i}`, at: T0 + i * 1000 })),
+        ...Array.from({ length: 20 }, (_, j) => ({ id: `u${j}`, at: T0 + 40_000 + j * 1000 })),
+      ];
+      const api = misdating(
+        fakeFeed(() => data, "exclusive"),
+        fiveAt([...five], distinct),
+      );
+      const read = new Set<string>();
+      const persist: PersistPage = async (page) => {
+        for (const r of page.records) if (r.ok) read.add(r.id);
+      };
+      const deps = {
+        api,
+        store: {} as SyncStore, // nothing here asks it: no tie, no held floor
+        clock: fixedClock(T0 + 3_600_000),
+        logger: memoryLogger(),
+        signal: new AbortController().signal,
+      };
+      const floor = instantOf(new Date(bound).toISOString());
+      const start = { startedAt: new Date(T0 + 3_600_000).toISOString(), ceiling: null, floor, upTo: null };
+      const slice = { ...start, anchor: null, fallback: null, top: null, pages: 0 };
+      const walk = { stream: "feed:IN", bookingType: "IN" as const, pageSize: 10, confirmFloor };
+      await walkSlice(deps, walk, slice, emptyTotals(), persist);
+      const unread = data.filter((b) => b.at >= bound && !read.has(b.id)).map((b) => b.id);
+      expect(unread, `confirmFloor ${confirmFloor}`).toEqual(confirmFloor ? [] : [...after]);
+    }
   },
 );
 

@@ -13,6 +13,25 @@ describe("cursorFor", () => {
     expect(cursorFor(T(5, 999))).toBe("2026-01-01T00:00:05.001Z"));
 });
 
+describe("nextStep at a typed fill's slice bound", () => {
+  it("a page that ends above the anchor owed, in a run below the floor, never ends the walk", () => {
+    // More than a page of one millisecond above the anchor: the page can neither confirm nor refute it.
+    const records = page(5, 4, 3, 2, 2);
+    const step = nextStep({
+      ...base,
+      floor: T(6),
+      limit: 5,
+      records,
+      count: 5,
+      hasMore: true,
+      confirmFloor: true,
+      upTo: T(1, 500),
+      anchor: { at: T(1, 500), ids: ["a"] },
+    });
+    expect(step).not.toEqual({ kind: "done", reason: "floor" });
+  });
+});
+
 describe("nextStep", () => {
   const full = (records: ReturnType<typeof page>, extra: Partial<PageFacts> = {}) => ({
     records,
@@ -164,13 +183,13 @@ describe("nextStep", () => {
       },
     ],
     [
-      "a run below the floor shorter than five at a page's end is read past: it may be misdated",
+      "a run below the floor shorter than five at a page's end is read past, falling back above it: it may be misdated",
       full(page(12, 11, 10, 9, 8, 7, 6, 3, 2, 1), { floor: T(5), limit: 10 }),
       {
         kind: "next",
         upTo: T(1),
         anchor: { at: T(1), ids: ["b9-1"] },
-        fallback: { at: T(2), ids: ["b8-2"] },
+        fallback: { at: T(6), ids: ["b6-6"] },
       },
     ],
     [
@@ -198,7 +217,7 @@ describe("nextStep", () => {
         kind: "next",
         upTo: T(1),
         anchor: { at: T(1), ids: ["b9-1"] },
-        fallback: { at: T(2), ids: ["b8-2"] },
+        fallback: { at: T(8), ids: ["b4-8"] },
       },
     ],
     [
@@ -208,7 +227,7 @@ describe("nextStep", () => {
         kind: "next",
         upTo: T(1),
         anchor: { at: T(1), ids: ["b9-1"] },
-        fallback: { at: T(2), ids: ["b8-2"] },
+        fallback: { at: T(8), ids: ["b4-8"] },
       },
     ],
     [
@@ -221,6 +240,22 @@ describe("nextStep", () => {
         anchor: { at: T(1), ids: ["b9-1"] },
       }),
       { kind: "done", reason: "floor" },
+    ],
+    [
+      "there a page that served again a booking above the floor, ending in a run below it, reads on",
+      full([r("u10", T(10)), ...page(9, 8, 7, 5, 4, 3, 2, 1).map((x) => ({ ...x, id: `n${x.id}` }))], {
+        floor: T(6),
+        limit: 9,
+        confirmFloor: true,
+        upTo: T(10),
+        anchor: { at: T(10), ids: ["u10"] },
+      }),
+      {
+        kind: "next",
+        upTo: T(1),
+        anchor: { at: T(1), ids: ["nb7-1"] },
+        fallback: { at: T(7), ids: ["nb2-7"] },
+      },
     ],
     [
       "there a run misdated into the past is not served again from its time: the walk falls back",

@@ -131,7 +131,10 @@ export function nextStep(f: PageFacts): Step {
   if (f.upTo !== null && end >= f.upTo && short && f.shortBefore !== f.count)
     return { kind: "done", reason: "end" };
   if (f.upTo === null || end < f.upTo) {
-    const higher = nextUp(records, end, f.upTo);
+    // A run below the floor read past may be bookings dated into the past, which the feed serves
+    // again from none of their times: the walk falls back above the run, not into it.
+    const higher =
+      (f.floor === null ? null : aboveRun(records, f.floor, end, f.upTo)) ?? nextUp(records, end, f.upTo);
     return {
       kind: "next",
       upTo: end,
@@ -205,6 +208,13 @@ export function endsAtFloor(
   const run = floorRun(records, floor);
   if (run.length < Math.max(2, Math.min(FLOOR_RUN, limit - 1))) return false;
   return held === undefined || run.every((r) => held.has(r.id));
+}
+
+/** The time of the record just above the page's run below the floor, if one is above `end` and below `upTo`. */
+function aboveRun(records: readonly Timed[], floor: string, end: string, upTo: string | null): string | null {
+  const run = floorRun(records, floor).length;
+  const at = run > 0 ? records[records.length - run - 1]?.at : undefined;
+  return at !== undefined && at > end && (upTo === null || at < upTo) ? at : null;
 }
 
 /** The page's next time up from `end` (below `upTo`): where to fall back to. */
