@@ -22,22 +22,15 @@ afterEach(() => {
   for (const c of cleanups.splice(0)) c();
 });
 
-/**
- * `feed` with the bookings in `misdated` served as created in 1970, in their true place: at its
- * start, or where `misdated` is a map, at the time it gives each.
- */
-function misdating(
-  feed: ReturnType<typeof fakeFeed>,
-  misdated: ReadonlySet<string> | ReadonlyMap<string, string>,
-) {
+/** `feed` with each booking in `misdated` served as created at the time it gives, in its true place. */
+function misdating(feed: ReturnType<typeof fakeFeed>, misdated: ReadonlyMap<string, string>) {
   return {
     ...feed,
     async fetchRecent(q: FeedQuery): Promise<FeedPage> {
       const page = await feed.fetchRecent(q);
       const records = page.records.map((r) => {
-        if (!r.ok || !misdated.has(r.id)) return r;
-        const createdAt = misdated instanceof Map ? (misdated.get(r.id) as string) : EPOCH;
-        return { ...r, createdAt, at: instantOf(createdAt) };
+        const createdAt = r.ok ? misdated.get(r.id) : undefined;
+        return createdAt === undefined ? r : { ...r, createdAt, at: instantOf(createdAt) };
       });
       return { ...page, records };
     },
@@ -100,7 +93,7 @@ it("five new bookings dated into the past after one on pages of six, the clock s
     tmp.cleanup();
   });
   const data: SourceBooking[] = Array.from({ length: 40 }, (_, i) => ({ id: `b${i}`, at: T0 + i * 1000 }));
-  const misdated = new Set<string>();
+  const misdated = new Map<string, string>();
   const feed = misdating(
     fakeFeed(() => data, "exclusive"),
     misdated,
@@ -126,7 +119,7 @@ it("five new bookings dated into the past after one on pages of six, the clock s
   data.push({ id: "o3", at: t }, { id: "o2", at: t + 1000 }, { id: "o1", at: t + 2000 });
   for (let k = 5; k >= 1; k--) {
     data.push({ id: `m${k}`, at: t + 10_000 - k * 1000 });
-    misdated.add(`m${k}`);
+    misdated.set(`m${k}`, EPOCH);
   }
   data.push({ id: "x", at: t + 20_000 });
   clock.set(T0 + 7_200_000);
