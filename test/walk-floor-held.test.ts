@@ -146,3 +146,36 @@ it("five new bookings dated into the past after one on pages of six, the clock s
   );
   expect(data.map((b) => b.id).filter((id) => !after.has(id))).toEqual([]);
 });
+
+it("a typed fill's upper slices take the confirmation: five bookings dated into the past ending a page inside one leave none unread", async () => {
+  // 400 bookings, pages of ten, two in flight: four slices, bounded at list positions 100, 200, 300
+  // (fill/slices.ts). The five end the first page of the slice below the bound at 100; ended there,
+  // it would leave the ninety after them to no one. Only fill.ts gives that slice the confirmation.
+  const tmp = tempDir();
+  const store = openStore(tmp.file());
+  cleanups.push(() => {
+    store.close();
+    tmp.cleanup();
+  });
+  const data: SourceBooking[] = Array.from({ length: 400 }, (_, i) => ({ id: `b${i}`, at: T0 + i * 1000 }));
+  const five = [105, 106, 107, 108, 109].map((position) => `b${399 - position}`);
+  const api = misdating(
+    fakeFeed(() => data, "exclusive"),
+    fiveAt(five, false),
+  );
+  const logger = memoryLogger();
+  const deps = {
+    api,
+    store,
+    clock: fixedClock(T0 + 3_600_000),
+    logger,
+    signal: new AbortController().signal,
+  };
+  const report = await runSync(deps, { pageSize: 10, lookbackSeconds: 1, bookingType: "IN", concurrency: 2 });
+  expect(report.status, report.error?.message).toBe("success");
+  expect(logger.lines.some((l) => /slices of time at once/.test(String(l.msg)))).toBe(true);
+  const stored = new Set(
+    (store.db.prepare("SELECT id FROM bookings").all() as Array<{ id: string }>).map((r) => r.id),
+  );
+  expect(data.map((b) => b.id).filter((id) => !stored.has(id))).toEqual([]);
+});
