@@ -359,6 +359,27 @@ describeBackends("mirror contract", (backend) => {
     expect(await mirror.storedBefore([], T3)).toEqual([]);
   });
 
+  it("holdsBetween finds a booking created strictly between two times, of a type when given, not one marked missing", async () => {
+    const { mirror } = await fresh();
+    await mirror.save(
+      listBatch([okFull(fullRaw(1)), okFull(fullRaw(3, { type: "LC" })), okFull(fullRaw(5))], T1),
+    );
+    expect(await mirror.holdsBetween(at(0), at(2))).toBe(true);
+    expect(await mirror.holdsBetween(at(1), at(3))).toBe(false); // strictly
+    expect(await mirror.holdsBetween(at(1), at(5))).toBe(true);
+    expect(await mirror.holdsBetween(at(1), at(5), "IN")).toBe(false);
+    expect(await mirror.holdsBetween(at(1), at(5), "LC")).toBe(true);
+    expect(await mirror.holdsBetween(at(4), null)).toBe(true);
+    expect(await mirror.holdsBetween(at(5), null)).toBe(false);
+    // Marked missing, a booking the source no longer serves holds no place.
+    const runId = await startRun(mirror, "reconcile", T2);
+    await mirror.save(
+      listBatch([okFull(fullRaw(3, { type: "LC" })), okFull(fullRaw(5))], T2, { listedBy: runId }),
+    );
+    expect(await mirror.markUnlisted({ runId, startedAt: T2, at: T2 })).toBe(1);
+    expect(await mirror.holdsBetween(at(0), at(2))).toBe(false);
+  });
+
   it("markUnlisted and unlistedTimes judge only what the pass covered and knew before it began", async () => {
     const { mirror, query } = await fresh();
     await mirror.save(

@@ -179,3 +179,47 @@ it("a typed fill's upper slices take the confirmation: five bookings dated into 
   );
   expect(data.map((b) => b.id).filter((id) => !stored.has(id))).toEqual([]);
 });
+
+it("five bookings dated into the past, read past and stored by one run, do not end the next before a booking committed late below them", async () => {
+  // Stored by run 1, the five end run 2's first page below its floor, held. Ended there, run 2 would
+  // never read L, committed after run 1 in its lookback's margin below them: on a typed stream no
+  // total shows it missing. The mirror holds bookings between 1970 and the booking above the five,
+  // which a feed in time order would have served between them: out of place, they are read past.
+  const tmp = tempDir();
+  const store = openStore(tmp.file());
+  cleanups.push(() => {
+    store.close();
+    tmp.cleanup();
+  });
+  const t = T0 + 100_000;
+  const data: SourceBooking[] = Array.from({ length: 40 }, (_, i) => ({ id: `b${i}`, at: T0 + i * 1000 }));
+  const misdated = new Map<string, string>();
+  const clock = fixedClock(T0 + 3_600_000);
+  const logger = memoryLogger();
+  const api = misdating(
+    fakeFeed(() => data, "exclusive"),
+    misdated,
+  );
+  const deps = { api, store, clock, logger, signal: new AbortController().signal };
+  const sync = () => runSync(deps, { pageSize: 10, lookbackSeconds: 600, bookingType: "IN" });
+  expect((await sync()).status).toBe("success");
+  // o3..o1 in their place, the five dated 1970 above them, x1..x5 on top: the five end the first page.
+  data.push({ id: "o3", at: t }, { id: "o2", at: t + 1000 }, { id: "o1", at: t + 2000 });
+  for (let k = 5; k >= 1; k--) {
+    data.push({ id: `m${k}`, at: t + 9000 - k * 1000 });
+    misdated.set(`m${k}`, EPOCH);
+  }
+  for (let k = 1; k <= 5; k++) data.push({ id: `x${k}`, at: t + 10_000 + k * 1000 });
+  clock.set(T0 + 7_200_000);
+  const first = await sync();
+  expect(first.status, first.error?.message).toBe("success");
+  data.push({ id: "L", at: t + 3000 }); // committed late, below the five, inside the lookback
+  clock.set(T0 + 7_300_000);
+  const report = await sync();
+  expect(report.status, report.error?.message).toBe("success");
+  const stored = new Set(
+    (store.db.prepare("SELECT id FROM bookings").all() as Array<{ id: string }>).map((r) => r.id),
+  );
+  expect(data.map((b) => b.id).filter((id) => !stored.has(id))).toEqual([]);
+  expect(report.warnings.join("\n")).toMatch(/out of their time's place/);
+});

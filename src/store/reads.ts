@@ -31,6 +31,8 @@ export function readSql(d: Dialect) {
   );
   const present = d.marks(`SELECT id FROM bookings WHERE missing_since IS NULL AND ${d.oneOf("id")}`);
   const earlier = d.marks(`SELECT id FROM bookings WHERE first_seen_at < ? AND ${d.oneOf("id")}`);
+  const between = d.marks(`SELECT 1 AS n FROM bookings WHERE missing_since IS NULL AND created_at > ?
+    AND (? = '' OR created_at < ?) AND (? = '' OR booking_type = ?) LIMIT 1`);
   const readProgress = <T>(stream: string) =>
     asking(state, [stream], ([row]) => ({
       checkpoint: (row?.checkpoint as string | null | undefined) ?? null,
@@ -76,5 +78,11 @@ export function readSql(d: Dialect) {
         const stored = new Set(rows.map((r) => r.id));
         return ids.filter((id) => stored.has(id));
       }),
+    /**
+     * Whether the mirror holds a booking not marked missing created strictly between `after` and
+     * `before` (UTC, ms; no bound above when null), of `type` when given.
+     */
+    holdsBetween: (after: string, before: string | null, type?: BookingType) =>
+      asking(between, [after, before ?? "", before ?? "", type ?? "", type ?? ""], (rows) => rows.length > 0),
   };
 }

@@ -18,8 +18,9 @@ import type {
   SyncStore,
   WalkProgress,
 } from "../ports.js";
-import { type Action, advance, steeredBy } from "./advance.js";
-import { cursorFor, endsAtFloor, floorRun } from "./window.js";
+import { type Action, advance } from "./advance.js";
+import { heldBelowFloor } from "./held.js";
+import { cursorFor } from "./window.js";
 
 export interface WalkOptions {
   /** Stream name in `sync_state`, e.g. `feed` or `feed:IN`. */
@@ -105,7 +106,7 @@ export async function walkSlice(
   // The bookings below the floor the walk last read past: a fall-back may bring it back to them,
   // saved by then, and a clock stepped back since the walk began would date them before it.
   let readPast: ReadonlySet<string> = new Set();
-  let warned = false;
+  const warned = new Set<string>();
   const readOn = async () => {
     current = request(progress.upTo);
     // The client sends a request on a later turn of the event loop: let it go before the save.
@@ -114,12 +115,18 @@ export async function walkSlice(
   for (;;) {
     const page = await current.page;
     countPage(totals, page.attempts);
-    const { held, lacked } = await heldBelowFloor(deps.store, options, progress.floor, page, readPast);
-    if (lacked.length > 0) {
+    const { held, lacked, warning } = await heldBelowFloor(
+      deps.store,
+      options,
+      current.upTo,
+      progress,
+      page,
+      readPast,
+    );
+    if (warning !== undefined) {
       readPast = new Set(lacked);
-      if (!warned) {
-        warned = true;
-        const warning = `bookings the mirror did not store before this walk began end a page below its floor (${progress.floor}), under the checkpoint: dated into the past, or created late with an older time; read on past the floor`;
+      if (!warned.has(warning)) {
+        warned.add(warning);
         totals.warnings.push(`${stream}: ${warning}`);
         logger.warn({ stream, ids: lacked.slice(0, 3) }, warning);
       }
@@ -178,28 +185,6 @@ export async function walkSlice(
     }
     await persist(page, progress, false);
   }
-}
-
-/**
- * For a page that would end the walk at a floor earlier walks stored below (`heldBefore`): `held`,
- * the bookings of its run below the floor the mirror stored before the walk began, less those the
- * walk last read past (window.ts `held`); `lacked`, the others, which the walk reads past.
- */
-async function heldBelowFloor(
-  store: Pick<SyncStore, "storedBefore">,
-  options: WalkOptions,
-  floor: string | null,
-  page: Pick<FeedPage, "records">,
-  readPast: ReadonlySet<string>,
-): Promise<{ held?: ReadonlySet<string>; lacked: string[] }> {
-  const before = options.heldBefore;
-  if (floor === null || before === undefined) return { lacked: [] };
-  const timed = steeredBy(page.records);
-  if (!endsAtFloor(timed, floor, options.pageSize)) return { lacked: [] };
-  const ids = floorRun(timed, floor).map((r) => r.id);
-  const stored = await store.storedBefore(ids, before);
-  const held = new Set(stored.filter((id) => !readPast.has(id)));
-  return { held, lacked: ids.filter((id) => !held.has(id)) };
 }
 
 /**
