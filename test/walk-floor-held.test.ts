@@ -180,46 +180,92 @@ it("a typed fill's upper slices take the confirmation: five bookings dated into 
   expect(data.map((b) => b.id).filter((id) => !stored.has(id))).toEqual([]);
 });
 
-it("five bookings dated into the past, read past and stored by one run, do not end the next before a booking committed late below them", async () => {
-  // Stored by run 1, the five end run 2's first page below its floor, held. Ended there, run 2 would
-  // never read L, committed after run 1 in its lookback's margin below them: on a typed stream no
-  // total shows it missing. The mirror holds bookings between 1970 and the booking above the five,
-  // which a feed in time order would have served between them: out of place, they are read past.
+/** A typed stream of 40 bookings a second apart on a real SQLite mirror, synced once. */
+async function typedMirror(rule: "exclusive" | "inclusive", lookbackSeconds: number) {
   const tmp = tempDir();
   const store = openStore(tmp.file());
   cleanups.push(() => {
     store.close();
     tmp.cleanup();
   });
-  const t = T0 + 100_000;
   const data: SourceBooking[] = Array.from({ length: 40 }, (_, i) => ({ id: `b${i}`, at: T0 + i * 1000 }));
   const misdated = new Map<string, string>();
   const clock = fixedClock(T0 + 3_600_000);
-  const logger = memoryLogger();
-  const api = misdating(
-    fakeFeed(() => data, "exclusive"),
-    misdated,
-  );
-  const deps = { api, store, clock, logger, signal: new AbortController().signal };
-  const sync = () => runSync(deps, { pageSize: 10, lookbackSeconds: 600, bookingType: "IN" });
+  const feed = fakeFeed(() => data, rule);
+  const deps = {
+    api: misdating(feed, misdated),
+    store,
+    clock,
+    logger: memoryLogger(),
+    signal: new AbortController().signal,
+  };
+  const sync = () => runSync(deps, { pageSize: 10, lookbackSeconds, bookingType: "IN" });
+  const unstored = () => {
+    const rows = store.db.prepare("SELECT id FROM bookings").all() as Array<{ id: string }>;
+    const ids = new Set(rows.map((r) => r.id));
+    return data.map((b) => b.id).filter((id) => !ids.has(id));
+  };
   expect((await sync()).status).toBe("success");
-  // o3..o1 in their place, the five dated 1970 above them, x1..x5 on top: the five end the first page.
-  data.push({ id: "o3", at: t }, { id: "o2", at: t + 1000 }, { id: "o1", at: t + 2000 });
-  for (let k = 5; k >= 1; k--) {
-    data.push({ id: `m${k}`, at: t + 9000 - k * 1000 });
-    misdated.set(`m${k}`, EPOCH);
+  return { data, misdated, clock, feed, sync, unstored };
+}
+
+it.each([
+  ["exclusive", false],
+  ["inclusive", false],
+  // A sixth above them dated an hour further back ("1970-01-01T00:00:00+01:00"): not the booking above.
+  ["exclusive", true],
+  ["inclusive", true],
+] as const)(
+  "five bookings dated into the past, read past and stored by one run, do not end the next before a booking committed late below them (%s cursor, a sixth misdated above them: %s)",
+  async (rule, sixth) => {
+    // Stored by run 1, the five end run 2's first page below its floor, held. Ended there, run 2
+    // would never read L, committed after run 1 in its lookback's margin below them: on a typed
+    // stream no total shows it missing. The mirror holds bookings between 1970 and the booking above
+    // the five, which a feed in time order would have served between them: they are read past.
+    const { data, misdated, clock, sync, unstored } = await typedMirror(rule, 600);
+    const t = T0 + 100_000;
+    // o3..o1 in their place, the five dated 1970 above them, x1..x5 on top: the five end the first page.
+    data.push({ id: "o3", at: t }, { id: "o2", at: t + 1000 }, { id: "o1", at: t + 2000 });
+    for (let k = 5; k >= 1; k--) {
+      data.push({ id: `m${k}`, at: t + 9000 - k * 1000 });
+      misdated.set(`m${k}`, EPOCH);
+    }
+    if (sixth) {
+      data.push({ id: "m6", at: t + 8500 });
+      misdated.set("m6", "1969-12-31T23:00:00.000Z");
+    }
+    for (let k = 1; k <= (sixth ? 4 : 5); k++) data.push({ id: `x${k}`, at: t + 10_000 + k * 1000 });
+    clock.set(T0 + 7_200_000);
+    const first = await sync();
+    expect(first.status, first.error?.message).toBe("success");
+    expect(unstored()).toEqual([]);
+    data.push({ id: "L", at: t + 3000 }); // committed late, below the five, inside the lookback
+    clock.set(T0 + 7_300_000);
+    const report = await sync();
+    expect(report.status, report.error?.message).toBe("success");
+    expect(unstored()).toEqual([]);
+    expect(report.warnings).toEqual([expect.stringMatching(/out of their time's place/)]);
+  },
+);
+
+it("a source that deleted bookings no reconcile has marked yet: the walk reads a page on past a gap holding one, and warns once, of that", async () => {
+  const { data, clock, feed, sync, unstored } = await typedMirror("exclusive", 1);
+  for (let i = 40; i < 100; i++) data.push({ id: `b${i}`, at: T0 + i * 1000 });
+  clock.set(T0 + 3_700_000);
+  expect((await sync()).status).toBe("success");
+  // Every other booking but the newest two deleted (cancelled, say): one lies in each gap.
+  for (let i = data.length - 1; i >= 0; i--) {
+    const n = Number((data[i] as SourceBooking).id.slice(1));
+    if (n % 2 === 1 && n < 98) data.splice(i, 1);
   }
-  for (let k = 1; k <= 5; k++) data.push({ id: `x${k}`, at: t + 10_000 + k * 1000 });
+  data.push({ id: "n1", at: T0 + 200_000 });
   clock.set(T0 + 7_200_000);
-  const first = await sync();
-  expect(first.status, first.error?.message).toBe("success");
-  data.push({ id: "L", at: t + 3000 }); // committed late, below the five, inside the lookback
-  clock.set(T0 + 7_300_000);
+  const before = feed.requests;
   const report = await sync();
   expect(report.status, report.error?.message).toBe("success");
-  const stored = new Set(
-    (store.db.prepare("SELECT id FROM bookings").all() as Array<{ id: string }>).map((r) => r.id),
-  );
-  expect(data.map((b) => b.id).filter((id) => !stored.has(id))).toEqual([]);
-  expect(report.warnings.join("\n")).toMatch(/out of their time's place/);
+  expect(unstored()).toEqual([]);
+  // The page from the top ends in a run below the floor with a deleted booking above it; the next
+  // page, below it, serves again the booking it ended with: nothing between, the walk ends.
+  expect(feed.requests - before).toBe(2);
+  expect(report.warnings).toEqual([expect.stringMatching(/out of their time's place.*deleted/)]);
 });

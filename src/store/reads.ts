@@ -31,8 +31,12 @@ export function readSql(d: Dialect) {
   );
   const present = d.marks(`SELECT id FROM bookings WHERE missing_since IS NULL AND ${d.oneOf("id")}`);
   const earlier = d.marks(`SELECT id FROM bookings WHERE first_seen_at < ? AND ${d.oneOf("id")}`);
-  const between = d.marks(`SELECT 1 AS n FROM bookings WHERE missing_since IS NULL AND created_at > ?
-    AND (? = '' OR created_at < ?) AND (? = '' OR booking_type = ?) LIMIT 1`);
+  // With the bound above as a bound, not a test, so the index's range stops there.
+  const between = (bounded: boolean) =>
+    d.marks(`SELECT 1 AS n FROM bookings WHERE missing_since IS NULL AND created_at > ?
+      ${bounded ? "AND created_at < ?" : ""} AND (? = '' OR booking_type = ?) LIMIT 1`);
+  const betweenBounded = between(true);
+  const betweenAbove = between(false);
   const readProgress = <T>(stream: string) =>
     asking(state, [stream], ([row]) => ({
       checkpoint: (row?.checkpoint as string | null | undefined) ?? null,
@@ -83,6 +87,8 @@ export function readSql(d: Dialect) {
      * `before` (UTC, ms; no bound above when null), of `type` when given.
      */
     holdsBetween: (after: string, before: string | null, type?: BookingType) =>
-      asking(between, [after, before ?? "", before ?? "", type ?? "", type ?? ""], (rows) => rows.length > 0),
+      before === null
+        ? asking(betweenAbove, [after, type ?? "", type ?? ""], (rows) => rows.length > 0)
+        : asking(betweenBounded, [after, before, type ?? "", type ?? ""], (rows) => rows.length > 0),
   };
 }

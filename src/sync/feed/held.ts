@@ -13,15 +13,23 @@ export interface FloorHeld {
   lacked: string[];
   /** Why it reads past them, once there are some. */
   warning?: string;
+  /**
+   * Read past for the mirror's bookings between them and the booking above them, not for when they
+   * were stored: the walk need not remember them (their place is asked again each time).
+   */
+  outOfPlace?: boolean;
 }
 
 /**
  * For a page that would end the walk at a floor earlier walks stored below (`heldBefore`): `held`,
  * the bookings of its run below the floor the mirror stored before the walk began, less those the
  * walk last read past; `lacked`, the others. None is held when the mirror holds a booking of the
- * stream between the run and the booking above it (or the walk's position, for a page all below
- * the floor): a feed in time order would have served it between them, so the run is not where the
- * floor lies but bookings dated into the past that an earlier walk read past and stored.
+ * stream created strictly between the run and the nearest booking above it on the page (or the
+ * walk's position, for a page all below the floor), to the millisecond: a feed in time order would
+ * have served it between them. The run is then bookings dated into the past that an earlier walk
+ * read past and stored, or the gap holds a booking the source deleted and no `reconcile` has marked
+ * (the walk then reads on a page). Where the mirror holds nothing between (bookings dated only a
+ * little into the past, on a quiet stream), the run ends the walk as a genuine floor would.
  */
 export async function heldBelowFloor(
   store: Pick<SyncStore, "storedBefore" | "holdsBetween">,
@@ -47,13 +55,23 @@ export async function heldBelowFloor(
       lacked,
       warning: `bookings the mirror did not store before this walk began ${below}, under the checkpoint: dated into the past, or created late with an older time; read on past the floor`,
     };
-  const above = timed[timed.length - run.length - 1]?.at ?? upTo;
-  const newest = millisOf((run[0] as Timed).at);
-  if (!(await store.holdsBetween(newest, above === null ? null : millisOf(above), options.bookingType)))
+  const top = (run[0] as Timed).at;
+  const above = nearestAbove(timed.slice(0, timed.length - run.length), top) ?? upTo;
+  if (
+    !(await store.holdsBetween(millisOf(top), above === null ? null : millisOf(above), options.bookingType))
+  )
     return { held, lacked };
   return {
     held: new Set(),
     lacked: ids,
-    warning: `bookings ${below} out of their time's place: the mirror holds bookings between them and the booking above them, which the feed would have served between; read on past the floor`,
+    outOfPlace: true,
+    warning: `bookings ${below} out of their time's place: the mirror holds bookings between them and the booking above them, which a feed in time order would have served between (bookings dated into the past, or the source deleted one no reconcile has marked yet); read on past the floor`,
   };
+}
+
+/** The earliest time among `records` later than `top`: the booking just above a run whose newest is `top`. */
+function nearestAbove(records: readonly Timed[], top: string): string | null {
+  let best: string | null = null;
+  for (const { at } of records) if (at > top && (best === null || at < best)) best = at;
+  return best;
 }

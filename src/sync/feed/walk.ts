@@ -103,8 +103,8 @@ export async function walkSlice(
   const head = start.upTo === null ? options.head?.() : undefined;
   let current = head ? { upTo: null, again: false, page: Promise.resolve(head) } : request(start.upTo);
   let progress = start;
-  // The bookings below the floor the walk last read past: a fall-back may bring it back to them,
-  // saved by then, and a clock stepped back since the walk began would date them before it.
+  // The bookings below the floor the walk last read past as not stored before it began: a fall-back
+  // may bring it back to them, saved by then, and a clock stepped back since would date them before.
   let readPast: ReadonlySet<string> = new Set();
   const warned = new Set<string>();
   const readOn = async () => {
@@ -115,7 +115,7 @@ export async function walkSlice(
   for (;;) {
     const page = await current.page;
     countPage(totals, page.attempts);
-    const { held, lacked, warning } = await heldBelowFloor(
+    const { held, lacked, warning, outOfPlace } = await heldBelowFloor(
       deps.store,
       options,
       current.upTo,
@@ -124,7 +124,7 @@ export async function walkSlice(
       readPast,
     );
     if (warning !== undefined) {
-      readPast = new Set(lacked);
+      if (!outOfPlace) readPast = new Set(lacked);
       if (!warned.has(warning)) {
         warned.add(warning);
         totals.warnings.push(`${stream}: ${warning}`);
