@@ -22,6 +22,24 @@ afterEach(() => {
   for (const c of cleanups.splice(0)) c();
 });
 
+/** A new SQLite mirror, closed and removed after the test. */
+function freshStore() {
+  const tmp = tempDir();
+  const store = openStore(tmp.file());
+  cleanups.push(() => {
+    store.close();
+    tmp.cleanup();
+  });
+  return store;
+}
+
+/** The ids of `data` the mirror holds no row for. */
+function unstoredOf(store: ReturnType<typeof openStore>, data: readonly SourceBooking[]): string[] {
+  const rows = store.db.prepare("SELECT id FROM bookings").all() as Array<{ id: string }>;
+  const ids = new Set(rows.map((r) => r.id));
+  return data.map((b) => b.id).filter((id) => !ids.has(id));
+}
+
 /** `feed` with each booking in `misdated` served as created at the time it gives, in its true place. */
 function misdating(feed: ReturnType<typeof fakeFeed>, misdated: ReadonlyMap<string, string>) {
   return {
@@ -86,12 +104,7 @@ it.each([
 );
 
 it("five new bookings dated into the past after one on pages of six, the clock stepped back: the run fails, never exit 0 without the bookings below them", async () => {
-  const tmp = tempDir();
-  const store = openStore(tmp.file());
-  cleanups.push(() => {
-    store.close();
-    tmp.cleanup();
-  });
+  const store = freshStore();
   const data: SourceBooking[] = Array.from({ length: 40 }, (_, i) => ({ id: `b${i}`, at: T0 + i * 1000 }));
   const misdated = new Map<string, string>();
   const feed = misdating(
@@ -125,10 +138,8 @@ it("five new bookings dated into the past after one on pages of six, the clock s
   clock.set(T0 + 7_200_000);
   onFetch = () => clock.set(T0 + 7_200_000 - 5_000); // the run has begun; its clock steps back
   const report = await sync();
-  const stored = new Set(
-    (store.db.prepare("SELECT id FROM bookings").all() as Array<{ id: string }>).map((r) => r.id),
-  );
-  const absent = ["o1", "o2", "o3"].filter((id) => !stored.has(id));
+  const unstored = unstoredOf(store, data);
+  const absent = ["o1", "o2", "o3"].filter((id) => unstored.includes(id));
   // From 1970 the feed serves none of the five, and from x the same page again: the run cannot read
   // past them, so it fails with its checkpoint unmoved rather than take them for the floor.
   expect({ status: report.status, absent }, logger.lines.map((l) => l.msg).join("\n")).toEqual({
@@ -141,22 +152,14 @@ it("five new bookings dated into the past after one on pages of six, the clock s
   misdated.clear();
   clock.set(T0 + 7_300_000);
   expect((await sync()).status).toBe("success");
-  const after = new Set(
-    (store.db.prepare("SELECT id FROM bookings").all() as Array<{ id: string }>).map((r) => r.id),
-  );
-  expect(data.map((b) => b.id).filter((id) => !after.has(id))).toEqual([]);
+  expect(unstoredOf(store, data)).toEqual([]);
 });
 
 it("a typed fill's upper slices take the confirmation: five bookings dated into the past ending a page inside one leave none unread", async () => {
   // 400 bookings, pages of ten, two in flight: four slices, bounded at list positions 100, 200, 300
   // (fill/slices.ts). The five end the first page of the slice below the bound at 100; ended there,
   // it would leave the ninety after them to no one. Only fill.ts gives that slice the confirmation.
-  const tmp = tempDir();
-  const store = openStore(tmp.file());
-  cleanups.push(() => {
-    store.close();
-    tmp.cleanup();
-  });
+  const store = freshStore();
   const data: SourceBooking[] = Array.from({ length: 400 }, (_, i) => ({ id: `b${i}`, at: T0 + i * 1000 }));
   const five = [105, 106, 107, 108, 109].map((position) => `b${399 - position}`);
   const api = misdating(
@@ -174,20 +177,12 @@ it("a typed fill's upper slices take the confirmation: five bookings dated into 
   const report = await runSync(deps, { pageSize: 10, lookbackSeconds: 1, bookingType: "IN", concurrency: 2 });
   expect(report.status, report.error?.message).toBe("success");
   expect(logger.lines.some((l) => /slices of time at once/.test(String(l.msg)))).toBe(true);
-  const stored = new Set(
-    (store.db.prepare("SELECT id FROM bookings").all() as Array<{ id: string }>).map((r) => r.id),
-  );
-  expect(data.map((b) => b.id).filter((id) => !stored.has(id))).toEqual([]);
+  expect(unstoredOf(store, data)).toEqual([]);
 });
 
 /** A typed stream of 40 bookings a second apart on a real SQLite mirror, synced once. */
 async function typedMirror(rule: "exclusive" | "inclusive", lookbackSeconds: number) {
-  const tmp = tempDir();
-  const store = openStore(tmp.file());
-  cleanups.push(() => {
-    store.close();
-    tmp.cleanup();
-  });
+  const store = freshStore();
   const data: SourceBooking[] = Array.from({ length: 40 }, (_, i) => ({ id: `b${i}`, at: T0 + i * 1000 }));
   const misdated = new Map<string, string>();
   const clock = fixedClock(T0 + 3_600_000);
@@ -200,11 +195,7 @@ async function typedMirror(rule: "exclusive" | "inclusive", lookbackSeconds: num
     signal: new AbortController().signal,
   };
   const sync = () => runSync(deps, { pageSize: 10, lookbackSeconds, bookingType: "IN" });
-  const unstored = () => {
-    const rows = store.db.prepare("SELECT id FROM bookings").all() as Array<{ id: string }>;
-    const ids = new Set(rows.map((r) => r.id));
-    return data.map((b) => b.id).filter((id) => !ids.has(id));
-  };
+  const unstored = () => unstoredOf(store, data);
   expect((await sync()).status).toBe("success");
   return { data, misdated, clock, feed, sync, unstored };
 }
