@@ -369,6 +369,8 @@ describeBackends("mirror contract", (backend) => {
     expect(await mirror.holdsBetween(at(1), at(5))).toBe(true);
     expect(await mirror.holdsBetween(at(1), at(5), "IN")).toBe(false);
     expect(await mirror.holdsBetween(at(1), at(5), "LC")).toBe(true);
+    expect(await mirror.holdsBetween(at(1), at(5), undefined, [id(3)])).toBe(false);
+    expect(await mirror.holdsBetween(at(0), at(5), undefined, [id(3)])).toBe(true);
     expect(await mirror.holdsBetween(at(4), null)).toBe(true);
     expect(await mirror.holdsBetween(at(5), null)).toBe(false);
     // Marked missing, a booking the source no longer serves holds no place.

@@ -12,7 +12,7 @@ import { instantOf } from "../src/sync/feed/window.js";
 import type { FeedPage, FeedQuery, SyncStore } from "../src/sync/ports.js";
 import { runSync } from "../src/sync/run-sync.js";
 import { fakeFeed, fixedClock, memoryLogger, type SourceBooking } from "./support/fakes.js";
-import { tempDir } from "./support/store-fixtures.js";
+import { fullRaw, listBatch, okFull, tempDir } from "./support/store-fixtures.js";
 
 const T0 = Date.UTC(2026, 0, 1);
 const EPOCH = "1970-01-01T00:00:00.000Z";
@@ -40,14 +40,28 @@ function unstoredOf(store: ReturnType<typeof openStore>, data: readonly SourceBo
   return data.map((b) => b.id).filter((id) => !ids.has(id));
 }
 
-/** `feed` with each booking in `misdated` served as created at the time it gives, in its true place. */
-function misdating(feed: ReturnType<typeof fakeFeed>, misdated: ReadonlyMap<string, string>) {
+/**
+ * `feed` with each booking in `misdated` served as created at the time it gives, in its true place,
+ * and each in `unreadable` served in its place with a `createdAt` that is no time (a reject that is
+ * still a booking).
+ */
+function misdating(
+  feed: ReturnType<typeof fakeFeed>,
+  misdated: ReadonlyMap<string, string>,
+  unreadable: ReadonlySet<string> = new Set(),
+) {
   return {
     ...feed,
     async fetchRecent(q: FeedQuery): Promise<FeedPage> {
       const page = await feed.fetchRecent(q);
-      const records = page.records.map((r) => {
-        const createdAt = r.ok ? misdated.get(r.id) : undefined;
+      const records = page.records.map((r): FeedPage["records"][number] => {
+        if (!r.ok) return r;
+        if (unreadable.has(r.id)) {
+          const raw = { ...(r.raw as object), createdAt: "soon" };
+          const reason = "createdAt is not an ISO 8601 time";
+          return { ok: false, id: r.id, createdAt: null, reason, raw, booking: r.record };
+        }
+        const createdAt = misdated.get(r.id);
         return createdAt === undefined ? r : { ...r, createdAt, at: instantOf(createdAt) };
       });
       return { ...page, records };
@@ -185,10 +199,11 @@ async function typedMirror(rule: "exclusive" | "inclusive", lookbackSeconds: num
   const store = freshStore();
   const data: SourceBooking[] = Array.from({ length: 40 }, (_, i) => ({ id: `b${i}`, at: T0 + i * 1000 }));
   const misdated = new Map<string, string>();
+  const unreadable = new Set<string>();
   const clock = fixedClock(T0 + 3_600_000);
   const feed = fakeFeed(() => data, rule);
   const deps = {
-    api: misdating(feed, misdated),
+    api: misdating(feed, misdated, unreadable),
     store,
     clock,
     logger: memoryLogger(),
@@ -197,13 +212,37 @@ async function typedMirror(rule: "exclusive" | "inclusive", lookbackSeconds: num
   const sync = () => runSync(deps, { pageSize: 10, lookbackSeconds, bookingType: "IN" });
   const unstored = () => unstoredOf(store, data);
   expect((await sync()).status).toBe("success");
-  return { data, misdated, clock, feed, sync, unstored };
+  return { store, data, misdated, unreadable, clock, feed, sync, unstored };
 }
+
+it.each(["a booking of the other type", "a booking the page serves with a createdAt that is no time"])(
+  "a healthy typed run whose gap at the floor holds %s ends on its first page, with no warning",
+  async (what) => {
+    // The floor after the first run: b39's time less a second, b38's. The page from the top serves b39
+    // and b38, then the run b37..b30 below the floor; the gap is above b37.
+    const { store, unreadable, clock, feed, sync, unstored } = await typedMirror("exclusive", 1);
+    if (what.includes("type")) {
+      const createdAt = new Date(T0 + 37_500).toISOString();
+      const other = okFull(fullRaw(0, { _id: "lc1", createdAt, type: "LC" }));
+      await store.save(listBatch([other], createdAt));
+    } else unreadable.add("b38"); // the mirror keeps it at its time, which the page does not steer by
+    clock.set(T0 + 7_200_000);
+    const before = feed.requests;
+    const report = await sync();
+    expect(report.status, report.error?.message).toBe("success");
+    expect({ requests: feed.requests - before, warnings: report.warnings }).toEqual({
+      requests: 1,
+      warnings: [],
+    });
+    expect(unstored()).toEqual([]);
+  },
+);
 
 it.each([
   ["exclusive", false],
   ["inclusive", false],
-  // A sixth above them dated an hour further back ("1970-01-01T00:00:00+01:00"): not the booking above.
+  // A sixth above them dated an hour further back ("1970-01-01T00:00:00+01:00"): a rule bounded by
+  // the page's booking above the run would find nothing between.
   ["exclusive", true],
   ["inclusive", true],
 ] as const)(

@@ -34,7 +34,8 @@ export function readSql(d: Dialect) {
   // With the bound above as a bound, not a test, so the index's range stops there.
   const between = (bounded: boolean) =>
     d.marks(`SELECT 1 AS n FROM bookings WHERE missing_since IS NULL AND created_at > ?
-      ${bounded ? "AND created_at < ?" : ""} AND (? = '' OR booking_type = ?) LIMIT 1`);
+      ${bounded ? "AND created_at < ?" : ""} AND (? = '' OR booking_type = ?)
+      AND NOT (${d.oneOf("id")}) LIMIT 1`);
   const betweenBounded = between(true);
   const betweenAbove = between(false);
   const readProgress = <T>(stream: string) =>
@@ -84,11 +85,19 @@ export function readSql(d: Dialect) {
       }),
     /**
      * Whether the mirror holds a booking not marked missing created strictly between `after` and
-     * `before` (UTC, ms; no bound above when null), of `type` when given.
+     * `before` (UTC, ms; no bound above when null), of `type` when given, other than `except`.
      */
-    holdsBetween: (after: string, before: string | null, type?: BookingType) =>
-      before === null
-        ? asking(betweenAbove, [after, type ?? "", type ?? ""], (rows) => rows.length > 0)
-        : asking(betweenBounded, [after, before, type ?? "", type ?? ""], (rows) => rows.length > 0),
+    holdsBetween: (
+      after: string,
+      before: string | null,
+      type?: BookingType,
+      except: readonly string[] = [],
+    ) => {
+      const rest = [type ?? "", type ?? "", d.list(except)];
+      const found = (rows: unknown[]) => rows.length > 0;
+      return before === null
+        ? asking(betweenAbove, [after, ...rest], found)
+        : asking(betweenBounded, [after, before, ...rest], found);
+    },
   };
 }

@@ -235,8 +235,13 @@ export interface SyncStore {
   absentIds(ids: readonly string[]): Awaitable<string[]>;
   /** Which of `ids` the mirror first stored before `at` (marked missing since or not), in their order. */
   storedBefore(ids: readonly string[], at: string): Awaitable<string[]>;
-  /** Whether the mirror holds a booking (of `type`) not marked missing created strictly between `after` and `before` (UTC, ms; null: no bound). */
-  holdsBetween(after: string, before: string | null, type?: BookingType): Awaitable<boolean>;
+  /** Whether the mirror holds a booking (of `type`) not marked missing created strictly between `after` and `before` (UTC, ms; null: no bound), other than `except`. */
+  holdsBetween(
+    after: string,
+    before: string | null,
+    type?: BookingType,
+    except?: readonly string[],
+  ): Awaitable<boolean>;
   /** Puts off those of `putOff.ids` still without current details; returns how many. */
   putOffDetails(putOff: DetailsPutOff): Awaitable<number>;
   /** Sets `missing_since` on bookings in scope the run did not list; returns how many were newly marked. */

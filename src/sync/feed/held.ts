@@ -2,7 +2,7 @@
  * What the mirror says of a run of records below the walk's floor at a page's end, where earlier
  * walks stored what lies below that floor: which of them may end the walk, and which it reads past.
  */
-import type { BookingType, FeedPage, SyncStore, WalkProgress } from "../ports.js";
+import type { BookingType, FeedPage, SyncStore } from "../ports.js";
 import { steeredBy } from "./advance.js";
 import { endsAtFloor, floorRun, millisOf, type Timed } from "./window.js";
 
@@ -24,21 +24,20 @@ export interface FloorHeld {
  * For a page that would end the walk at a floor earlier walks stored below (`heldBefore`): `held`,
  * the bookings of its run below the floor the mirror stored before the walk began, less those the
  * walk last read past; `lacked`, the others. None is held when the mirror holds a booking of the
- * stream created strictly between the run and the nearest booking above it on the page (or the
- * walk's position, for a page all below the floor), to the millisecond: a feed in time order would
- * have served it between them. The run is then bookings dated into the past that an earlier walk
- * read past and stored, or the gap holds a booking the source deleted and no `reconcile` has marked
- * (the walk then reads on a page). Where the mirror holds nothing between (bookings dated only a
- * little into the past, on a quiet stream), the run ends the walk as a genuine floor would.
+ * stream, other than the page's own, created strictly between the run and the position the page
+ * was asked below, to the millisecond: a feed in time order would have served it on this page,
+ * above the run. The run is then bookings dated into the past that an earlier walk read past and
+ * stored, or the gap holds a booking the source deleted and no `reconcile` has marked (the walk
+ * then reads on a page). Where the mirror holds nothing there (bookings dated only a little into
+ * the past, on a quiet stream), the run ends the walk as a genuine floor would.
  */
 export async function heldBelowFloor(
   store: Pick<SyncStore, "storedBefore" | "holdsBetween">,
   options: { heldBefore?: string | undefined; pageSize: number; bookingType?: BookingType | undefined },
-  upTo: string | null,
-  { floor }: Pick<WalkProgress, "floor">,
-  page: Pick<FeedPage, "records">,
+  read: { upTo: string | null; floor: string | null; page: Pick<FeedPage, "records"> },
   readPast: ReadonlySet<string>,
 ): Promise<FloorHeld> {
+  const { upTo, floor, page } = read;
   const before = options.heldBefore;
   if (floor === null || before === undefined) return { lacked: [] };
   const timed = steeredBy(page.records);
@@ -55,23 +54,16 @@ export async function heldBelowFloor(
       lacked,
       warning: `bookings the mirror did not store before this walk began ${below}, under the checkpoint: dated into the past, or created late with an older time; read on past the floor`,
     };
-  const top = (run[0] as Timed).at;
-  const above = nearestAbove(timed.slice(0, timed.length - run.length), top) ?? upTo;
-  if (
-    !(await store.holdsBetween(millisOf(top), above === null ? null : millisOf(above), options.bookingType))
-  )
-    return { held, lacked };
+  // Below its position a feed in time order serves every booking down to the run on this page: the
+  // page's own are where it serves them (a reject with an id among them), and none may be missing.
+  const top = millisOf((run[0] as Timed).at);
+  const served = page.records.flatMap((r) => (r.id === null ? [] : [r.id]));
+  const bound = upTo === null ? null : millisOf(upTo);
+  if (!(await store.holdsBetween(top, bound, options.bookingType, served))) return { held, lacked };
   return {
     held: new Set(),
     lacked: ids,
     outOfPlace: true,
     warning: `bookings ${below} out of their time's place: the mirror holds bookings between them and the booking above them, which a feed in time order would have served between (bookings dated into the past, or the source deleted one no reconcile has marked yet); read on past the floor`,
   };
-}
-
-/** The earliest time among `records` later than `top`: the booking just above a run whose newest is `top`. */
-function nearestAbove(records: readonly Timed[], top: string): string | null {
-  let best: string | null = null;
-  for (const { at } of records) if (at > top && (best === null || at < best)) best = at;
-  return best;
 }

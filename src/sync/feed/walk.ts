@@ -118,9 +118,7 @@ export async function walkSlice(
     const { held, lacked, warning, outOfPlace } = await heldBelowFloor(
       deps.store,
       options,
-      current.upTo,
-      progress,
-      page,
+      { upTo: current.upTo, floor: progress.floor, page },
       readPast,
     );
     if (warning !== undefined) {
