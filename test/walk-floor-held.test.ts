@@ -241,8 +241,8 @@ it.each(["a booking of the other type", "a booking the page serves with a create
 it.each([
   ["exclusive", false],
   ["inclusive", false],
-  // A sixth above them dated an hour further back ("1970-01-01T00:00:00+01:00"): a rule bounded by
-  // the page's booking above the run would find nothing between.
+  // A sixth above them dated an hour further back ("1970-01-01T00:00:00+01:00"): the page's record
+  // before the run, but not the booking above it in time, which bounds the gap.
   ["exclusive", true],
   ["inclusive", true],
 ] as const)(
@@ -298,4 +298,53 @@ it("a source that deleted bookings no reconcile has marked yet: the walk reads a
   // page, below it, serves again the booking it ended with: nothing between, the walk ends.
   expect(feed.requests - before).toBe(2);
   expect(report.warnings).toEqual([expect.stringMatching(/out of their time's place.*deleted/)]);
+});
+
+it("a quiet typed stream whose source deleted a booking above the floor, or whose list stored one the feed does not serve yet: every run ends on its first page, with no warning", async () => {
+  // Lookback 5 s: the page from the top serves b39..b34, then the run b33..b30 below the floor.
+  // Only the gap just above the run counts, not the whole page: b37 deleted, n1 stored ahead.
+  const { store, data, clock, feed, sync } = await typedMirror("exclusive", 5);
+  data.splice(
+    data.findIndex((b) => b.id === "b37"),
+    1,
+  );
+  const createdAt = new Date(T0 + 45_000).toISOString();
+  await store.save(listBatch([okFull(fullRaw(0, { _id: "n1", createdAt, type: "IN" }))], createdAt));
+  const runs: Array<[number, number]> = [];
+  for (let run = 1; run <= 3; run++) {
+    clock.set(T0 + 3_600_000 + run * 60_000);
+    const before = feed.requests;
+    const report = await sync();
+    expect(report.status, report.error?.message).toBe("success");
+    runs.push([feed.requests - before, report.warnings.length]);
+  }
+  expect(runs).toEqual([
+    [1, 0],
+    [1, 0],
+    [1, 0],
+  ]);
+});
+
+it("a booking dated into the past and stored, then served at its true time above five dated further back: its old time is a booking between, and a booking committed late below the five is read", async () => {
+  // G and the five are stored by one run at their false times. The next run's page serves G in its
+  // place above the five; the mirror still holds G at its false time, between them and the booking
+  // above them: the five are read past, to L.
+  const { data, misdated, clock, sync, unstored } = await typedMirror("exclusive", 60);
+  const s = (seconds: number) => T0 + seconds * 1000;
+  data.push({ id: "y", at: s(1000) }, { id: "G", at: s(990) });
+  misdated.set("G", new Date(s(200)).toISOString());
+  for (let k = 1; k <= 5; k++) {
+    data.push({ id: `m${k}`, at: s(990) - k * 100 });
+    misdated.set(`m${k}`, new Date(s(100)).toISOString());
+  }
+  clock.set(s(2000));
+  expect((await sync()).status).toBe("success");
+  expect(unstored()).toEqual([]);
+  misdated.delete("G"); // the source corrects G, commits L late in the margin, and three arrive
+  data.push({ id: "L", at: s(950) });
+  for (let k = 1; k <= 3; k++) data.push({ id: `x${k}`, at: s(1000 + k) });
+  clock.set(s(3000));
+  const report = await sync();
+  expect(report.status, report.error?.message).toBe("success");
+  expect(unstored()).toEqual([]);
 });

@@ -4,7 +4,7 @@
  */
 import type { BookingType, FeedPage, SyncStore } from "../ports.js";
 import { steeredBy } from "./advance.js";
-import { endsAtFloor, floorRun, millisOf, type Timed } from "./window.js";
+import { endsAtFloor, floorRun, millisOf, nextUp, type Timed } from "./window.js";
 
 export interface FloorHeld {
   /** The run's bookings that may end the walk (window.ts `held`); undefined where the walk does not ask. */
@@ -24,12 +24,12 @@ export interface FloorHeld {
  * For a page that would end the walk at a floor earlier walks stored below (`heldBefore`): `held`,
  * the bookings of its run below the floor the mirror stored before the walk began, less those the
  * walk last read past; `lacked`, the others. None is held when the mirror holds a booking of the
- * stream, other than the page's own, created strictly between the run and the position the page
- * was asked below, to the millisecond: a feed in time order would have served it on this page,
- * above the run. The run is then bookings dated into the past that an earlier walk read past and
- * stored, or the gap holds a booking the source deleted and no `reconcile` has marked (the walk
- * then reads on a page). Where the mirror holds nothing there (bookings dated only a little into
- * the past, on a quiet stream), the run ends the walk as a genuine floor would.
+ * stream created strictly between the run and the page's nearest booking above it (or the page's
+ * position, for a page all below the floor), to the millisecond: a feed in time order would have
+ * served it between them. The run is then bookings dated into the past that an earlier walk read
+ * past and stored, or the gap holds a booking the source deleted and no `reconcile` has marked (the
+ * walk then reads on a page). Where the mirror holds nothing there (bookings dated only a little
+ * into the past, on a quiet stream), the run ends the walk as a genuine floor would.
  */
 export async function heldBelowFloor(
   store: Pick<SyncStore, "storedBefore" | "holdsBetween">,
@@ -54,12 +54,16 @@ export async function heldBelowFloor(
       lacked,
       warning: `bookings the mirror did not store before this walk began ${below}, under the checkpoint: dated into the past, or created late with an older time; read on past the floor`,
     };
-  // Below its position a feed in time order serves every booking down to the run on this page: the
-  // page's own are where it serves them (a reject with an id among them), and none may be missing.
-  const top = millisOf((run[0] as Timed).at);
-  const served = page.records.flatMap((r) => (r.id === null ? [] : [r.id]));
-  const bound = upTo === null ? null : millisOf(upTo);
-  if (!(await store.holdsBetween(top, bound, options.bookingType, served))) return { held, lacked };
+  // The gap just above the run: up to the page's nearest booking above it, or its position. Not up to
+  // the position alone: a deletion anywhere on the page, or a booking the list stored before the
+  // feed serves it, would send every quiet run a page on.
+  const top = (run[0] as Timed).at;
+  const above = nextUp(timed, top, null) ?? upTo;
+  // A reject with an id is in its place, at a time it cannot say: its stored row may lie in the gap.
+  const unsteered = page.records.flatMap((r) => (r.ok || r.id === null ? [] : [r.id]));
+  const bound = above === null ? null : millisOf(above);
+  if (!(await store.holdsBetween(millisOf(top), bound, options.bookingType, unsteered)))
+    return { held, lacked };
   return {
     held: new Set(),
     lacked: ids,

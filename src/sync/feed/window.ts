@@ -217,8 +217,8 @@ function aboveRun(records: readonly Timed[], floor: string, end: string, upTo: s
   return at !== undefined && at > end && (upTo === null || at < upTo) ? at : null;
 }
 
-/** The page's next time up from `end` (below `upTo`): where to fall back to. */
-function nextUp(records: readonly Timed[], end: string, upTo: string | null): string | null {
+/** The page's next time up from `end` (below `upTo`): where to fall back to, or what lies just above a run. */
+export function nextUp(records: readonly Timed[], end: string, upTo: string | null): string | null {
   let best: string | null = null;
   for (const { at } of records)
     if (at > end && (upTo === null || at < upTo) && (best === null || at < best)) best = at;
