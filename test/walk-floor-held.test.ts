@@ -348,3 +348,34 @@ it("a booking dated into the past and stored, then served at its true time above
   expect(report.status, report.error?.message).toBe("success");
   expect(unstored()).toEqual([]);
 });
+
+it.each([true, false])(
+  "bookings of a device with a reset clock, dated 2000 a minute apart, one of them above a real booking (interleaved: %s): a booking committed late below them is read",
+  async (interleaved) => {
+    // From the top: x3 x2 x1 k6 r k5..k1 (r k6 when not interleaved). The run below the floor is
+    // k5..k1: r, real, cuts it. k6, as misdated as the run, does not bound the gap above it.
+    const { data, misdated, clock, sync, unstored } = await typedMirror("exclusive", 600);
+    const t = T0 + 100_000;
+    const reset = (k: number) => `2000-01-01T00:0${k}:00.000Z`;
+    data.push({ id: "o3", at: t }, { id: "o2", at: t + 1000 }, { id: "o1", at: t + 2000 });
+    for (let k = 1; k <= 5; k++) {
+      data.push({ id: `k${k}`, at: t + 3000 + k * 1000 });
+      misdated.set(`k${k}`, reset(k));
+    }
+    data.push(
+      { id: "r", at: t + (interleaved ? 9000 : 9500) },
+      { id: "k6", at: t + (interleaved ? 9500 : 9000) },
+    );
+    misdated.set("k6", reset(6));
+    for (let k = 1; k <= 3; k++) data.push({ id: `x${k}`, at: t + 10_000 + k * 1000 });
+    clock.set(T0 + 7_200_000);
+    const first = await sync();
+    expect(first.status, first.error?.message).toBe("success");
+    expect(unstored()).toEqual([]);
+    data.push({ id: "L", at: t + 3000 }); // committed late, below them, inside the lookback
+    clock.set(T0 + 7_300_000);
+    const report = await sync();
+    expect(report.status, report.error?.message).toBe("success");
+    expect(unstored()).toEqual([]);
+  },
+);

@@ -24,12 +24,13 @@ export interface FloorHeld {
  * For a page that would end the walk at a floor earlier walks stored below (`heldBefore`): `held`,
  * the bookings of its run below the floor the mirror stored before the walk began, less those the
  * walk last read past; `lacked`, the others. None is held when the mirror holds a booking of the
- * stream created strictly between the run and the page's nearest booking above it (or the page's
- * position, for a page all below the floor), to the millisecond: a feed in time order would have
- * served it between them. The run is then bookings dated into the past that an earlier walk read
- * past and stored, or the gap holds a booking the source deleted and no `reconcile` has marked (the
- * walk then reads on a page). Where the mirror holds nothing there (bookings dated only a little
- * into the past, on a quiet stream), the run ends the walk as a genuine floor would.
+ * stream created strictly between the run and the page's nearest booking above it at or above the
+ * floor (the page's position, when it serves none), to the millisecond, leaving out the rows of the
+ * page's rejects: a feed in time order would have served it between them. The run is then bookings
+ * dated into the past that an earlier walk read past and stored, or the gap holds a booking the
+ * source deleted and no `reconcile` has marked (the walk then reads on a page). Where the mirror
+ * holds nothing there (bookings dated only a little into the past, on a quiet stream), the run ends
+ * the walk as a genuine floor would.
  */
 export async function heldBelowFloor(
   store: Pick<SyncStore, "storedBefore" | "holdsBetween">,
@@ -54,11 +55,13 @@ export async function heldBelowFloor(
       lacked,
       warning: `bookings the mirror did not store before this walk began ${below}, under the checkpoint: dated into the past, or created late with an older time; read on past the floor`,
     };
-  // The gap just above the run: up to the page's nearest booking above it, or its position. Not up to
-  // the position alone: a deletion anywhere on the page, or a booking the list stored before the
-  // feed serves it, would send every quiet run a page on.
+  // The gap just above the run: up to the page's nearest booking above it at or above the floor (one
+  // below it is as misdated as the run may be), or the page's position. Not up to the position
+  // alone: a deletion anywhere on the page, or a booking the list stored before the feed serves it,
+  // would send every quiet run a page on.
   const top = (run[0] as Timed).at;
-  const above = nextUp(timed, top, null) ?? upTo;
+  const atOrAbove = timed.filter((r) => r.at >= floor);
+  const above = nextUp(atOrAbove, top, null) ?? upTo;
   // A reject with an id is in its place, at a time it cannot say: its stored row may lie in the gap.
   const unsteered = page.records.flatMap((r) => (r.ok || r.id === null ? [] : [r.id]));
   const bound = above === null ? null : millisOf(above);
@@ -68,6 +71,6 @@ export async function heldBelowFloor(
     held: new Set(),
     lacked: ids,
     outOfPlace: true,
-    warning: `bookings ${below} out of their time's place: the mirror holds bookings between them and the booking above them, which a feed in time order would have served between (bookings dated into the past, or the source deleted one no reconcile has marked yet); read on past the floor`,
+    warning: `bookings ${below} out of their time's place: the mirror holds bookings between them and the page's bookings above them, which a feed in time order would have served between (bookings dated into the past, or the source deleted one no reconcile has marked yet); read on past the floor`,
   };
 }
