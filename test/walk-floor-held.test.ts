@@ -301,8 +301,9 @@ it("a source that deleted bookings no reconcile has marked yet: the walk reads a
 });
 
 it("a quiet typed stream whose source deleted a booking above the floor, or whose list stored one the feed does not serve yet: every run ends on its first page, with no warning", async () => {
-  // Lookback 5 s: the page from the top serves b39..b34, then the run b33..b30 below the floor.
-  // Only the gap just above the run counts, not the whole page: b37 deleted, n1 stored ahead.
+  // Lookback 5 s, b37 deleted: the page from the top serves b39, b38, b36..b34, then the run b33..b29
+  // below the floor (b34's time). Only the gap just above the run counts, not the whole page: b37
+  // and n1, stored ahead of the feed, lie above it.
   const { store, data, clock, feed, sync } = await typedMirror("exclusive", 5);
   data.splice(
     data.findIndex((b) => b.id === "b37"),

@@ -217,7 +217,10 @@ function aboveRun(records: readonly Timed[], floor: string, end: string, upTo: s
   return at !== undefined && at > end && (upTo === null || at < upTo) ? at : null;
 }
 
-/** The page's next time up from `end` (below `upTo`): where to fall back to, or what lies just above a run. */
+/**
+ * The page's next time up from `end` (below `upTo`): where to fall back to, or, from a run's newest
+ * time, what lies just above the run.
+ */
 export function nextUp(records: readonly Timed[], end: string, upTo: string | null): string | null {
   let best: string | null = null;
   for (const { at } of records)
