@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { cursorFor, justBefore, nextStep, type PageFacts, type Step } from "../src/sync/feed/window.js";
+import {
+  aboveFloorRun,
+  cursorFor,
+  justBefore,
+  nextStep,
+  type PageFacts,
+  type Step,
+} from "../src/sync/feed/window.js";
 import { base, page, r, T } from "./support/window-facts.js";
 
 /** Second `s`'s millisecond, as a tie run names it. */
@@ -373,5 +380,23 @@ describe("nextStep", () => {
   ];
   it.each(cases)("%s", (_name, facts, expected) => {
     expect(nextStep({ ...base, ...facts })).toEqual(expected);
+  });
+});
+
+describe("aboveFloorRun: the top of the gap above a page's run below the floor", () => {
+  // Floor at second 20; the run is what the page ends in below it, in order.
+  it.each<[string, Array<{ id: string; at: string }>, string | null]>([
+    ["the record before the run, on a page in time order", page(30, 25, 20, 9, 8, 7), T(20)],
+    ["the nearest time above the run, not the page's order", page(25, 30, 9, 8, 7), T(25)],
+    ["not a record before the run dated below it", [r("x", T(30)), r("m6", T(5)), ...page(9, 8, 7)], T(30)],
+    [
+      "not a record below the floor above the run, as misdated as it",
+      [r("x", T(30)), r("k6", T(10)), r("r", T(25)), ...page(9, 8, 7)],
+      T(25),
+    ],
+    ["none when the page serves nothing at or above the floor", page(9, 8, 7), null],
+    ["none without a run", page(30, 25, 21), null],
+  ])("%s", (_name, records, expected) => {
+    expect(aboveFloorRun(records, T(20))).toBe(expected);
   });
 });

@@ -4,7 +4,7 @@
  */
 import type { BookingType, FeedPage, SyncStore } from "../ports.js";
 import { steeredBy } from "./advance.js";
-import { endsAtFloor, floorRun, millisOf, nextUp, type Timed } from "./window.js";
+import { aboveFloorRun, endsAtFloor, floorRun, millisOf, type Timed } from "./window.js";
 
 export interface FloorHeld {
   /** The run's bookings that may end the walk (window.ts `held`); undefined where the walk does not ask. */
@@ -55,13 +55,11 @@ export async function heldBelowFloor(
       lacked,
       warning: `bookings the mirror did not store before this walk began ${below}, under the checkpoint: dated into the past, or created late with an older time; read on past the floor`,
     };
-  // The gap just above the run: up to the page's nearest booking above it at or above the floor (one
-  // below it is as misdated as the run may be), or the page's position. Not up to the position
-  // alone: a deletion anywhere on the page, or a booking the list stored before the feed serves it,
-  // would send every quiet run a page on.
+  // The gap just above the run, or up to the page's position when the page serves nothing above it.
+  // Not up to the position alone: a deletion anywhere on the page, or a booking the list stored
+  // before the feed serves it, would send every quiet run a page on.
   const top = (run[0] as Timed).at;
-  const atOrAbove = timed.filter((r) => r.at >= floor);
-  const above = nextUp(atOrAbove, top, null) ?? upTo;
+  const above = aboveFloorRun(timed, floor) ?? upTo;
   // A reject with an id is in its place, at a time it cannot say: its stored row may lie in the gap.
   const unsteered = page.records.flatMap((r) => (r.ok || r.id === null ? [] : [r.id]));
   const bound = above === null ? null : millisOf(above);

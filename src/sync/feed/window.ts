@@ -210,18 +210,30 @@ export function endsAtFloor(
   return held === undefined || run.every((r) => held.has(r.id));
 }
 
-/** The time of the record just above the page's run below the floor, if one is above `end` and below `upTo`. */
+/**
+ * The page's nearest time above its run below the floor among its records at or above the floor: the
+ * top of the gap in which the mirror must hold nothing for the run to end the walk (held.ts). Not
+ * the record before the run on the page, which may be dated below the run, as misdated as it.
+ */
+export function aboveFloorRun(records: readonly Timed[], floor: string): string | null {
+  const top = floorRun(records, floor)[0];
+  if (top === undefined) return null;
+  const atOrAbove = records.filter((r) => r.at >= floor);
+  return nextUp(atOrAbove, top.at, null);
+}
+
+/**
+ * The time of the record just above the page's run below the floor, if one is above `end` and below
+ * `upTo`: where a walk that read past the run falls back to.
+ */
 function aboveRun(records: readonly Timed[], floor: string, end: string, upTo: string | null): string | null {
   const run = floorRun(records, floor).length;
   const at = run > 0 ? records[records.length - run - 1]?.at : undefined;
   return at !== undefined && at > end && (upTo === null || at < upTo) ? at : null;
 }
 
-/**
- * The page's next time up from `end` (below `upTo`): where to fall back to, or, from a run's newest
- * time, what lies just above the run.
- */
-export function nextUp(records: readonly Timed[], end: string, upTo: string | null): string | null {
+/** The page's next time up from `end` (below `upTo`): where to fall back to. */
+function nextUp(records: readonly Timed[], end: string, upTo: string | null): string | null {
   let best: string | null = null;
   for (const { at } of records)
     if (at > end && (upTo === null || at < upTo) && (best === null || at < best)) best = at;
